@@ -1,0 +1,195 @@
+"""Broker-process actions (MODEL.md §4), one pure function per spec action of ``spec/Broker.tla``.
+
+Registration runs ``INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_DONE -> REGISTERED``
+(failure: ``TEMP_DONE -> APPLY_FAILED -> INITIAL``), one arrow per action so that a crash can fall
+between any two. A step that calls the controller applies the request atomically on the controller;
+with ``lost`` the response never reaches the process, which then behaves as on a timeout.
+Each action returns ``(system', outcome)``; a disabled action raises ``NotEnabled``.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+from frozendict import frozendict
+
+from . import codes
+from . import controller as ctl
+from .precondition import require
+from .state import (
+    APPLY_FAILED,
+    DOWN,
+    ID_APPLIED,
+    INITIAL,
+    MASTER,
+    META_DONE,
+    META_WRITTEN,
+    NO_ID,
+    NO_MASTER,
+    NONE,
+    REGISTERED,
+    SLAVE,
+    TEMP_DONE,
+    Options,
+    Process,
+    System,
+    TempFile,
+)
+
+OK = frozendict(code=codes.OK)
+_UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
+
+
+def _proc(s: System, p: str, *states: str) -> Process:
+    require(p in s.procs, f"unknown process {p!r}")
+    proc = s.procs[p]
+    require(proc.reg_state in states, f"{p} is {proc.reg_state}, not {'/'.join(states)}")
+    return proc
+
+
+def _put(s: System, p: str, proc: Process, **changes) -> System:
+    return evolve(s, procs=s.procs.set(p, proc), **changes)
+
+
+def _adopt_role(s: System, p: str, outcome: frozendict) -> System:
+    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
+    local one. Becoming master records (epoch, process) in the ghost history."""
+    proc = s.procs[p]
+    master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
+    if master_id == NO_MASTER or epoch <= proc.local_master_epoch:
+        return s
+    role = MASTER if master_id == proc.broker_id else SLAVE
+    proc = evolve(proc, role=role, local_master_epoch=epoch, local_sync_state_set_epoch=outcome["syncStateSetEpoch"])
+    history = s.master_history | {(epoch, p)} if role == MASTER else s.master_history
+    return _put(s, p, proc, master_history=history)
+
+
+def load_meta_file(s: System, p: str) -> tuple[System, frozendict]:
+    """LoadMetaFile: a meta file on disk wins: registration goes straight to META_DONE with its id."""
+    proc = _proc(s, p, INITIAL)
+    require(proc.meta_file != NO_ID, f"{p} has no meta file")
+    return _put(s, p, evolve(proc, reg_state=META_DONE)), OK
+
+
+def load_temp_file(s: System, p: str) -> tuple[System, frozendict]:
+    """LoadTempFile: no meta file but a temp file: resume with its (id, checkCode)."""
+    proc = _proc(s, p, INITIAL)
+    require(proc.meta_file == NO_ID and proc.temp_file is not None, f"{p} has a meta file or no temp file")
+    return _put(s, p, evolve(proc, reg_state=TEMP_DONE)), OK
+
+
+def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
+    """CreateTempFile: GetNextBrokerId, then write the temp file with a fresh ``addr;timestamp`` checkCode."""
+    proc = _proc(s, p, INITIAL)
+    require(proc.meta_file == NO_ID and proc.temp_file is None, f"{p} already has an identity file")
+    _, answer = ctl.get_next_broker_id(s.controller)
+    temp = TempFile(answer["nextBrokerId"], f"{proc.addr};{s.clock}")
+    return _put(s, p, evolve(proc, temp_file=temp, reg_state=TEMP_DONE), clock=s.clock + 1), answer
+
+
+def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
+    """SendApplyBrokerId: ApplyBrokerId(temp id, checkCode). SUCCESS heard -> ID_APPLIED; a refusal or a
+    lost response -> APPLY_FAILED (the temp file is deleted next)."""
+    proc = _proc(s, p, TEMP_DONE)
+    c, answer = ctl.apply_broker_id(s.controller, proc.temp_file.broker_id, proc.temp_file.check_code)
+    ok = answer["code"] == codes.SUCCESS and not lost
+    return _put(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
+
+
+def abandon_temp_file(s: System, p: str) -> tuple[System, frozendict]:
+    """AbandonTempFile: after a failed apply, delete the temp file and start again from INITIAL."""
+    proc = _proc(s, p, APPLY_FAILED)
+    return _put(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
+
+
+def write_meta_file(s: System, p: str) -> tuple[System, frozendict]:
+    """WriteMetaFile: persist the applied id in the meta file (the temp file is still there)."""
+    proc = _proc(s, p, ID_APPLIED)
+    return _put(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
+
+
+def delete_temp_file(s: System, p: str) -> tuple[System, frozendict]:
+    """DeleteTempFile: the meta file is written; drop the temp file."""
+    proc = _proc(s, p, META_WRITTEN)
+    return _put(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
+
+
+def send_register(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
+    """SendRegister: RegisterBrokerToController(id, current addr). SUCCESS heard -> REGISTERED and the role
+    of a live master in the answer is adopted; otherwise the process stays META_DONE and retries."""
+    proc = _proc(s, p, META_DONE)
+    c, answer = ctl.register_broker(s.controller, proc.meta_file, proc.addr)
+    s = evolve(s, controller=c)
+    if answer["code"] != codes.SUCCESS or lost:
+        return s, answer
+    s = _put(s, p, evolve(proc, reg_state=REGISTERED))
+    return _adopt_role(s, p, answer), answer
+
+
+def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
+    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard answer naming a master
+    (new or still existing) is adopted if its epoch is newer."""
+    proc = _proc(s, p, REGISTERED)
+    c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
+    s = evolve(s, controller=c)
+    return (s if lost else _adopt_role(s, p, answer)), answer
+
+
+def sync_replica_info(s: System, p: str) -> tuple[System, frozendict]:
+    """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
+    Adopts a newer master epoch; a master also learns a newer syncStateSet epoch of its own epoch."""
+    proc = _proc(s, p, REGISTERED)
+    _, answer = ctl.get_replica_info(s.controller)
+    if answer["code"] != codes.SUCCESS:
+        return s, answer
+    s = _adopt_role(s, p, answer)
+    proc = s.procs[p]
+    if (
+        proc.role == MASTER
+        and answer["masterId"] == proc.meta_file
+        and answer["masterEpoch"] == proc.local_master_epoch
+        and answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch
+    ):
+        s = _put(s, p, evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"]))
+    return s, answer
+
+
+def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
+    """SendHeartbeat: BrokerHeartbeat(id, local master epoch, maxOffset 0, priority 0) - the controller-only
+    model has no log, so the reported offset is 0."""
+    proc = _proc(s, p, REGISTERED)
+    c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, proc.local_master_epoch, 0, 0)
+    return evolve(s, controller=c), answer
+
+
+def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: bool) -> tuple[System, frozendict]:
+    """SendAlterSyncStateSet: the master proposes a set with its local epochs (possibly stale); a heard
+    SUCCESS updates its local syncStateSet epoch."""
+    proc = _proc(s, p, REGISTERED)
+    require(proc.role == MASTER, f"{p} is not a master")
+    c, answer = ctl.alter_sync_state_set(
+        s.controller, proc.meta_file, proc.local_master_epoch, new_set, proc.local_sync_state_set_epoch
+    )
+    s = evolve(s, controller=c)
+    if answer["code"] == codes.SUCCESS and not lost:
+        s = _put(s, p, evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"]))
+    return s, answer
+
+
+def crash(s: System, p: str) -> tuple[System, frozendict]:
+    """Crash: volatile state is lost; the identity files survive."""
+    proc = _proc(s, p, *_UP_STATES)
+    return _put(s, p, Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, reg_state=DOWN)), OK
+
+
+def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
+    """Restart: registration starts again, possibly under a new address."""
+    proc = _proc(s, p, DOWN)
+    return _put(s, p, evolve(proc, addr=addr, reg_state=INITIAL, role=NONE)), OK
+
+
+def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:
+    """ControllerElectScan: the master is not alive and some registered id is: ElectMaster(controller)."""
+    require(ctl.needs_reelect(s.controller), "no re-election needed")
+    c, answer = ctl.elect_master(s.controller, "controller", NO_MASTER, opts)
+    return evolve(s, controller=c), answer
+

@@ -1,0 +1,127 @@
+"""The properties of MODEL.md §6 that concern the controller and broker ids, as predicates over the
+model's variables by their TLA+ names (the projection that traces carry). One predicate serves the
+reference, the implementation and any trace. A predicate applies only when the variables it reads are
+present, so that partial observation traces are checked on what they show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from attrs import frozen
+
+from .state import DOWN, NO_ID, NO_MASTER
+
+Vars = Mapping[str, Any]
+
+CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch", "alive")
+PROCESS_VARS = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
+SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory")
+
+REG_STATES = {"DOWN", "INITIAL", "TEMP_DONE", "APPLY_FAILED", "ID_APPLIED", "META_WRITTEN", "META_DONE", "REGISTERED"}
+ROLES = {"NONE", "MASTER", "SLAVE"}
+
+
+@frozen
+class StateInvariant:
+    name: str
+    reads: tuple[str, ...]
+    holds: Callable[[Vars], bool]
+
+
+@frozen
+class ActionProperty:
+    name: str
+    reads: tuple[str, ...]
+    holds: Callable[[Vars, Vars], bool]
+
+
+def _is_nat(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _type_ok(v: Vars) -> bool:
+    """TypeOK over the controller variables, and the process variables where present."""
+    ok = (
+        all(_is_nat(b) and b >= 1 and isinstance(r["addr"], str) and isinstance(r["checkCode"], str) for b, r in v["replicas"].items())
+        and _is_nat(v["nextBrokerId"]) and v["nextBrokerId"] >= 1
+        and (v["masterId"] == NO_MASTER or v["masterId"] >= 1)
+        and _is_nat(v["masterEpoch"]) and _is_nat(v["syncStateSetEpoch"])
+        and all(_is_nat(b) and b >= 1 for b in v["syncStateSet"])
+        and all(_is_nat(b) and all(_is_nat(e[k]) for k in ("epoch", "maxOffset", "priority")) for b, e in v["alive"].items())
+    )
+    if ok and "regState" in v:
+        ok = (
+            all(_is_nat(i) for i in v["metaFile"].values())
+            and all(_is_nat(t["brokerId"]) and isinstance(t["checkCode"], str) for t in v["tempFile"].values())
+            and all(r in REG_STATES for r in v["regState"].values())
+            and all(r in ROLES for r in v["role"].values())
+            and all(_is_nat(e) for e in v["localMasterEpoch"].values())
+            and all(_is_nat(e) for e in v["localSyncStateSetEpoch"].values())
+        )
+    return ok
+
+
+def _unique_broker_ids(v: Vars) -> bool:
+    """No two processes persist the same brokerId in their meta files."""
+    ids = [i for i in v["metaFile"].values() if i != NO_ID]
+    return len(ids) == len(set(ids))
+
+
+def _at_most_one_master_per_epoch(v: Vars) -> bool:
+    """No two processes ever acted as master in the same master epoch (ghost history)."""
+    seen: dict[int, str] = {}
+    for epoch, p in v["masterHistory"]:
+        if seen.setdefault(epoch, p) != p:
+            return False
+    return True
+
+
+STATE_INVARIANTS = (
+    StateInvariant("TypeOK", CONTROLLER_VARS, _type_ok),
+    StateInvariant("MasterInSyncStateSet", ("masterId", "syncStateSet"), lambda v: v["masterId"] == NO_MASTER or v["masterId"] in v["syncStateSet"]),
+    StateInvariant("SyncStateSetRegistered", ("syncStateSet", "replicas"), lambda v: all(b in v["replicas"] for b in v["syncStateSet"])),
+    StateInvariant("UniqueBrokerIds", ("metaFile",), _unique_broker_ids),
+    StateInvariant("AtMostOneMasterPerEpoch", ("masterHistory",), _at_most_one_master_per_epoch),
+)
+
+
+def _epochs_monotonic(v: Vars, w: Vars) -> bool:
+    """Controller epochs never decrease, except when CleanBrokerData removes the whole set (a new set
+    starts at 0); a process's local epochs never decrease while it stays up (a crash forgets them)."""
+    set_removed = v["replicas"] and not w["replicas"]
+    if not set_removed and (w["masterEpoch"] < v["masterEpoch"] or w["syncStateSetEpoch"] < v["syncStateSetEpoch"]):
+        return False
+    if "localMasterEpoch" in v and "localMasterEpoch" in w:
+        for p, e in v["localMasterEpoch"].items():
+            if w["regState"][p] == DOWN:
+                continue
+            if w["localMasterEpoch"][p] < e or w["localSyncStateSetEpoch"][p] < v["localSyncStateSetEpoch"][p]:
+                return False
+    return True
+
+
+def _broker_id_stable(v: Vars, w: Vars) -> bool:
+    """A process with a meta file keeps its id for ever."""
+    return all(i == NO_ID or w["metaFile"][p] == i for p, i in v["metaFile"].items())
+
+
+ACTION_PROPERTIES = (
+    ActionProperty("EpochsMonotonic", ("replicas", "masterEpoch", "syncStateSetEpoch"), _epochs_monotonic),
+    ActionProperty("BrokerIdStable", ("metaFile",), _broker_id_stable),
+)
+
+
+def applicable(reads: tuple[str, ...], *views: Vars) -> bool:
+    return all(name in view for view in views for name in reads)
+
+
+def violated_invariants(v: Vars) -> list[str]:
+    """Names of the state invariants that fail in ``v`` (those whose variables ``v`` carries)."""
+    return [inv.name for inv in STATE_INVARIANTS if applicable(inv.reads, v) and not inv.holds(v)]
+
+
+def violated_action_properties(v: Vars, w: Vars) -> list[str]:
+    """Names of the action properties that fail on the step ``v -> w``."""
+    return [prop.name for prop in ACTION_PROPERTIES if applicable(prop.reads, v, w) and not prop.holds(v, w)]
