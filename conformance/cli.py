@@ -1,0 +1,71 @@
+"""The ``autoswitch`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .engines import KINDS
+from .replay import replay_file, trace_files
+
+console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
+
+
+@click.group()
+def main() -> None:
+    """autoswitch: RocketMQ controller-mode failover as a TLA+ spec, a reference model and an
+    optimized implementation, tied together by traces."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--against", type=click.Choice([*KINDS, "both"]), default="both", show_default=True,
+              help="Which model replays the traces.")
+@click.option("--report", type=click.Path(dir_okay=False, writable=True), help="Write a JSON report here.")
+@click.option("--quiet", is_flag=True, help="Print only failures and the summary.")
+def replay(paths: tuple[str, ...], against: str, report: str | None, quiet: bool) -> None:
+    """Replay ITF traces (files or folders) and compare every step.
+
+    Exits 1 if any trace diverges, violates an invariant it does not expect, or is malformed; every
+    other trace still runs."""
+    files = trace_files(list(paths))
+    engines = list(KINDS) if against == "both" else [against]
+    if not files:
+        raise click.UsageError(f"no trace files (*.json) under {', '.join(paths)}")
+    results = []
+    with Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
+                  console=console, transient=True, disable=len(files) * len(engines) < 50) as progress:
+        task = progress.add_task("", total=len(files) * len(engines))
+        for f in files:
+            for engine in engines:
+                result = replay_file(f, engine)
+                results.append(result)
+                progress.update(task, advance=1, description=Path(f).name)
+                if not result.ok or not quiet:
+                    console.print(result.describe(), style=None if result.ok else "bold red")
+    _summary(results, engines)
+    if report:
+        Path(report).write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
+        console.print(f"report written to {report}")
+    sys.exit(0 if all(r.ok for r in results) else 1)
+
+
+def _summary(results: list, engines: list[str]) -> None:
+    table = Table(title="replay summary")
+    table.add_column("engine")
+    statuses = sorted({r.status for r in results})
+    for s in statuses:
+        table.add_column(s, justify="right")
+    table.add_column("states", justify="right")
+    for engine in engines:
+        mine = [r for r in results if r.engine == engine]
+        counts = Counter(r.status for r in mine)
+        table.add_row(engine, *(str(counts[s]) for s in statuses), str(sum(r.consumed for r in mine)))
+    console.print(table)

@@ -1,0 +1,147 @@
+"""ITF (Apalache's Informal Trace Format) reading and writing, with itf-py for the value encoding.
+
+Values inside the project are plain Python: ints, strs, bools, frozensets, tuples, and dicts. In ITF a
+dict is either a function (``#map``) or a record (a JSON object). The rule, the same for every trace:
+a *variable's* top-level dict is a function; a dict nested in a value, and the ``action`` and
+``outcome`` records, are records. Sets are written sorted, so a trace's bytes depend only on its content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+from itf_py.itf import ImmutableDict, ImmutableList, value_from_json, value_to_json
+
+RECORD_VARS = ("action", "outcome")  # carried by every state, records rather than functions
+
+
+class TraceError(Exception):
+    """A malformed trace: names the file, the state index (None for the header) and the field."""
+
+    def __init__(self, path: str, state: int | None, field: str, message: str):
+        self.path, self.state, self.field, self.message = path, state, field, message
+        where = "header" if state is None else f"state {state}"
+        super().__init__(f"{path}: {where}: field {field!r}: {message}")
+
+
+@frozen
+class Trace:
+    """A decoded trace: its ``#meta``, the declared variables and each state's values by name."""
+
+    path: str
+    meta: dict[str, Any]
+    vars: tuple[str, ...]
+    states: tuple[dict[str, Any], ...]
+
+
+def plain(value: Any) -> Any:
+    """itf-py's decoded values as plain Python: records and maps become dicts, lists lists."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, ImmutableDict | dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, ImmutableList | list):
+        return [plain(v) for v in value]
+    if isinstance(value, frozenset):
+        return frozenset(plain(v) for v in value)
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    return value
+
+
+def decode(raw: Any) -> Any:
+    """ITF JSON -> plain Python value."""
+    return plain(value_from_json(raw))
+
+
+def _sort_key(encoded: Any) -> str:
+    return json.dumps(encoded, sort_keys=True)
+
+
+def encode(value: Any, as_function: bool = False) -> Any:
+    """Plain Python value -> ITF JSON. ``as_function`` says a dict at this level is a ``#map``."""
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return value_to_json(value)
+    if isinstance(value, frozenset | set):
+        return {"#set": sorted((encode(v) for v in value), key=_sort_key)}
+    if isinstance(value, tuple):
+        return {"#tup": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, Mapping):
+        if as_function:
+            pairs = [[encode(k), encode(v)] for k, v in value.items()]
+            return {"#map": sorted(pairs, key=lambda kv: _sort_key(kv[0]))}
+        return {k: encode(v) for k, v in value.items()}
+    raise TypeError(f"cannot encode {value!r} as ITF")
+
+
+def encode_state(values: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """One ITF state: ``action`` and ``outcome`` as records, every other variable by the function rule."""
+    state: dict[str, Any] = {"#meta": {"index": index}}
+    for name, value in values.items():
+        state[name] = encode(value, as_function=name not in RECORD_VARS)
+    return state
+
+
+def dumps_trace(meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> str:
+    """The ITF document of ``states`` (each a dict of variable values) as pretty, stable JSON."""
+    names: list[str] = []
+    for s in states:
+        names.extend(n for n in s if n not in names)
+    doc = {
+        "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html", **meta},
+        "params": [],
+        "vars": names,
+        "states": [encode_state(s, i) for i, s in enumerate(states)],
+    }
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def write_trace(path: str | Path, meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(dumps_trace(meta, states))
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Read and decode an ITF file; every structural problem raises ``TraceError`` with its location."""
+    name = str(path)
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        raise TraceError(name, None, "<file>", f"cannot read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise TraceError(name, None, "<json>", f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    if not isinstance(doc, dict):
+        raise TraceError(name, None, "<root>", "the document is not a JSON object")
+    meta = doc.get("#meta", {})
+    if not isinstance(meta, dict):
+        raise TraceError(name, None, "#meta", "must be an object")
+    declared = doc.get("vars")
+    if not isinstance(declared, list) or not all(isinstance(v, str) for v in declared):
+        raise TraceError(name, None, "vars", "must be a list of variable names")
+    raw_states = doc.get("states")
+    if not isinstance(raw_states, list) or not raw_states:
+        raise TraceError(name, None, "states", "must be a non-empty list")
+    states = []
+    for i, raw in enumerate(raw_states):
+        if not isinstance(raw, dict):
+            raise TraceError(name, i, "<state>", "a state must be a JSON object")
+        values = {}
+        for field, encoded in raw.items():
+            if field == "#meta":
+                continue
+            if field not in declared:
+                raise TraceError(name, i, field, "variable not declared in 'vars'")
+            try:
+                values[field] = decode(encoded)
+            except Exception as e:  # itf-py raises assorted errors on malformed values
+                raise TraceError(name, i, field, f"malformed ITF value: {e}") from None
+        states.append(values)
+    return Trace(name, meta, tuple(declared), tuple(states))

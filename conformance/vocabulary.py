@@ -1,0 +1,78 @@
+"""The trace vocabulary: every action tag with its parameters and their kinds (MODEL.md §7 for the
+controller-level tags, spec/README.md for the process-level ones), and the variables a state may carry.
+Replay validates an action against this table before it runs, so a bad field is reported by name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from autoswitch.reference.invariants import SYSTEM_VARS
+
+INT, STR, BOOL, INT_SET = "int", "str", "bool", "set of int"
+
+CONTROLLER_ACTIONS: dict[str, dict[str, str]] = {
+    "GetNextBrokerId": {},
+    "ApplyBrokerId": {"brokerId": INT, "checkCode": STR},
+    "RegisterBrokerToController": {"brokerId": INT, "addr": STR},
+    "ElectMaster": {"trigger": STR, "brokerId": INT},
+    "AlterSyncStateSet": {"masterId": INT, "masterEpoch": INT, "newSyncStateSet": INT_SET, "syncStateSetEpoch": INT},
+    "GetReplicaInfo": {},
+    "BrokerHeartbeat": {"brokerId": INT, "epoch": INT, "maxOffset": INT, "priority": INT},
+    "HeartbeatExpire": {"brokerId": INT},
+    "ControllerFailover": {},
+    "CleanBrokerData": {"brokerIds": INT_SET, "cleanLiving": BOOL},
+    "ControllerElectScan": {},
+}
+
+PROCESS_ACTIONS: dict[str, dict[str, str]] = {
+    "LoadMetaFile": {"process": STR},
+    "LoadTempFile": {"process": STR},
+    "CreateTempFile": {"process": STR},
+    "SendApplyBrokerId": {"process": STR, "lost": BOOL},
+    "AbandonTempFile": {"process": STR},
+    "WriteMetaFile": {"process": STR},
+    "DeleteTempFile": {"process": STR},
+    "SendRegister": {"process": STR, "lost": BOOL},
+    "SendElectMaster": {"process": STR, "lost": BOOL},
+    "SyncReplicaInfo": {"process": STR},
+    "SendHeartbeat": {"process": STR},
+    "SendAlterSyncStateSet": {"process": STR, "newSyncStateSet": INT_SET, "lost": BOOL},
+    "Crash": {"process": STR},
+    "Restart": {"process": STR, "addr": STR},
+}
+
+ACTIONS = {"Init": {}, **CONTROLLER_ACTIONS, **PROCESS_ACTIONS}
+TRIGGERS = ("broker", "controller", "admin")
+STATE_FIELDS = ("action", "outcome") + SYSTEM_VARS
+
+
+def _kind_ok(kind: str, value: Any) -> bool:
+    if kind == INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == STR:
+        return isinstance(value, str)
+    if kind == BOOL:
+        return isinstance(value, bool)
+    return isinstance(value, frozenset) and all(_kind_ok(INT, v) for v in value)
+
+
+def action_problem(action: Any) -> tuple[str, str] | None:
+    """``(field, message)`` for the first thing wrong with an action record, or None if it is well formed."""
+    if not isinstance(action, Mapping):
+        return "action", "must be a record"
+    tag = action.get("tag")
+    if tag not in ACTIONS:
+        return "action.tag", f"unknown action {tag!r}; known: {', '.join(ACTIONS)}"
+    params = ACTIONS[tag]
+    for name, kind in params.items():
+        if name not in action:
+            return f"action.{name}", f"{tag} needs parameter {name!r} ({kind})"
+        if not _kind_ok(kind, action[name]):
+            return f"action.{name}", f"expected {kind}, got {action[name]!r}"
+    for name in action:
+        if name != "tag" and name not in params:
+            return f"action.{name}", f"{tag} has no parameter {name!r}"
+    if tag == "ElectMaster" and action["trigger"] not in TRIGGERS:
+        return "action.trigger", f"expected one of {TRIGGERS}, got {action['trigger']!r}"
+    return None
