@@ -69,3 +69,13 @@ def _summary(results: list, engines: list[str]) -> None:
         counts = Counter(r.status for r in mine)
         table.add_row(engine, *(str(counts[s]) for s in statuses), str(sum(r.consumed for r in mine)))
     console.print(table)
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False), default="traces", show_default=True)
+def scenarios(out: str) -> None:
+    """Write the hand-written scenario traces of SCENARIOS.md (C1-C4, B1-B6, regressions) under OUT."""
+    from .scenarios import write_scenarios
+
+    for path in write_scenarios(out):
+        console.print(str(path))

@@ -91,17 +91,18 @@ def encode_state(values: Mapping[str, Any], index: int) -> dict[str, Any]:
 
 
 def dumps_trace(meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> str:
-    """The ITF document of ``states`` (each a dict of variable values) as pretty, stable JSON."""
+    """The ITF document of ``states`` (each a dict of variable values) as stable JSON, one state a line."""
     names: list[str] = []
     for s in states:
         names.extend(n for n in s if n not in names)
-    doc = {
+    header = {
         "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html", **meta},
         "params": [],
         "vars": names,
-        "states": [encode_state(s, i) for i, s in enumerate(states)],
     }
-    return json.dumps(doc, indent=1) + "\n"
+    head = json.dumps(header, indent=1)[:-2]  # without the closing brace: the states follow, one per line
+    lines = [json.dumps(encode_state(s, i), separators=(",", ":")) for i, s in enumerate(states)]
+    return head + ',\n "states": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
 
 
 def write_trace(path: str | Path, meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> None:

@@ -24,6 +24,7 @@ class Scenario:
         self.name, self.about = name, about
         self.config = Config(processes or {}, unclean)
         self.states: list[dict[str, Any]] = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **init}]
+        self.expect: dict[str, Any] | None = None
 
     def step(self, tag: str, code: str = "SUCCESS", returns: dict[str, Any] | None = None, **then: Any) -> Scenario:
         """Append ``tag`` with the parameters in ``then['params']``; ``then`` otherwise holds expected
@@ -34,7 +35,12 @@ class Scenario:
 
     def meta(self) -> dict[str, Any]:
         return {"scenario": self.name, "description": self.about, "generator": "autoswitch scenarios (hand-written)",
-                **self.config.to_meta()}
+                **self.config.to_meta(), **({"expect": self.expect} if self.expect else {})}
+
+    def expect_violation(self, invariant: str, state: int) -> Scenario:
+        """Mark the trace as a negative example: ``invariant`` must first fail at ``state``."""
+        self.expect = {"violation": invariant, "state": state}
+        return self
 
 
 # --- controller-level building blocks -------------------------------------------------------------
@@ -303,6 +309,18 @@ def b6() -> Scenario:
                   syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
 
 
+def clean_reuses_id() -> Scenario:
+    """A regression trace that must break UniqueBrokerIds: why the spec's safe configs leave CleanBrokerData out."""
+    s = _master_process("clean-broker-data-reuses-id", "CleanBrokerData(cleanLiving) removes the whole set while p1's "
+                        "meta file keeps id 1; the set starts again from id 1, which p2 is given and persists: two "
+                        "processes now hold id 1 (UniqueBrokerIds fails at the last state)", {"p1": A, "p2": B})
+    s.step("CleanBrokerData", params={"brokerIds": frozenset(), "cleanLiving": True}, replicas={}, nextBrokerId=1,
+           masterId=-1, masterEpoch=0)
+    _first_start(s, "p2", 1, f"{B};1", 2)
+    s.states[-2].update(metaFile={"p1": 1, "p2": 1})  # WriteMetaFile: the violating state
+    return s.expect_violation("UniqueBrokerIds", len(s.states) - 2)
+
+
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C1-first-broker-controller": c1_controller,
     "controller/C1-first-broker-processes": c1_processes,
@@ -317,6 +335,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "broker-id/B5-lost-apply-response": lambda: _b5(True),
     "broker-id/B5-crash-before-meta": lambda: _b5(False),
     "broker-id/B6-new-address": b6,
+    "regressions/clean-broker-data-reuses-id": clean_reuses_id,
 }
 
 

@@ -1,0 +1,153 @@
+"""The committed traces replay on both models; wrong or malformed traces fail with a precise location."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autoswitch.conformance.cli import main
+from autoswitch.conformance.itf import dumps_trace
+from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, MISSING_VIOLATION, PASS, VIOLATION, replay_file, trace_files
+from autoswitch.conformance.scenarios import SCENARIOS
+
+ROOT = Path(__file__).resolve().parent.parent
+ALL_TRACES = trace_files([str(ROOT / "traces")])
+
+
+def test_corpus_has_every_scenario() -> None:
+    names = {Path(f).name.removesuffix(".itf.json") for f in ALL_TRACES}
+    for wanted in ["C1", "C2", "C3", "C4", "B1", "B2", "B3", "B4", "B5", "B6"]:
+        assert any(n.startswith(wanted + "-") for n in names), wanted
+    assert len([n for n in names if n.startswith("C2-")]) == 5
+
+
+@pytest.mark.parametrize("engine", ["reference", "impl"])
+@pytest.mark.parametrize("path", ALL_TRACES, ids=lambda p: Path(p).name)
+def test_committed_trace_replays(path: str, engine: str) -> None:
+    result = replay_file(path, engine)
+    assert result.status == PASS, result.describe()
+    assert result.consumed == result.states > 1
+
+
+def test_committed_traces_are_what_the_scenarios_write(tmp_path: Path) -> None:
+    """The traces are generated from conformance/scenarios.py: regenerate and compare byte for byte."""
+    runner = CliRunner()
+    assert runner.invoke(main, ["scenarios", "--out", str(tmp_path)]).exit_code == 0
+    for rel in SCENARIOS:
+        committed = (ROOT / "traces" / f"{rel}.itf.json").read_text()
+        assert (tmp_path / f"{rel}.itf.json").read_text() == committed, rel
+
+
+def _load(path: str) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def _save(doc: dict, path: Path) -> str:
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize("engine", ["reference", "impl"])
+@pytest.mark.parametrize("path", ALL_TRACES, ids=lambda p: Path(p).name)
+def test_wrong_expected_code_fails_at_that_state(path: str, engine: str, tmp_path: Path) -> None:
+    doc = _load(path)
+    index = len(doc["states"]) // 2 or 1
+    doc["states"][index]["outcome"]["code"] = "CONTROLLER_JRAFT_INTERNAL_ERROR"
+    result = replay_file(_save(doc, tmp_path / "bad.json"), engine)
+    assert (result.status, result.state, result.field) == (DIVERGENCE, index, "outcome.code")
+    assert result.expected == "'CONTROLLER_JRAFT_INTERNAL_ERROR'"
+
+
+@pytest.mark.parametrize("path", ALL_TRACES, ids=lambda p: Path(p).name)
+def test_wrong_variable_value_fails_naming_the_variable(path: str, tmp_path: Path) -> None:
+    doc = _load(path)
+    index = len(doc["states"]) - 1
+    doc["states"][index]["masterEpoch"] = {"#bigint": "99"}
+    if "masterEpoch" not in doc["vars"]:
+        doc["vars"].append("masterEpoch")
+    result = replay_file(_save(doc, tmp_path / "bad.json"), "reference")
+    assert (result.status, result.state, result.field, result.expected) == (DIVERGENCE, index, "masterEpoch", "99")
+
+
+def test_function_difference_names_the_key(tmp_path: Path) -> None:
+    doc = _load(str(ROOT / "traces/broker-id/B1-first-start.itf.json"))
+    doc["states"][1]["regState"] = {"#map": [["p1", "META_DONE"]]}
+    result = replay_file(_save(doc, tmp_path / "bad.json"), "impl")
+    assert (result.status, result.state, result.field) == (DIVERGENCE, 1, "regState['p1']")
+    assert (result.expected, result.actual) == ("'META_DONE'", "'TEMP_DONE'")
+
+
+def test_disabled_action_is_a_divergence(tmp_path: Path) -> None:
+    doc = _load(str(ROOT / "traces/broker-id/B1-first-start.itf.json"))
+    doc["states"][2]["action"] = {"tag": "DeleteTempFile", "process": "p1"}
+    result = replay_file(_save(doc, tmp_path / "bad.json"), "reference")
+    assert (result.status, result.state, result.field) == (DIVERGENCE, 2, "action")
+    assert "TEMP_DONE" in result.message
+
+
+@pytest.mark.parametrize(
+    ("mutate", "state", "field"),
+    [
+        (lambda d: d["states"][3]["action"].update(tag="Teleport"), 3, "action.tag"),
+        (lambda d: d["states"][2]["action"].update(brokerId="one"), 2, "action.brokerId"),
+        (lambda d: d["states"][2]["action"].pop("checkCode"), 2, "action.checkCode"),
+        (lambda d: d["states"][4].update(nextBrokerId={"#set": 3}), 4, "nextBrokerId"),
+        (lambda d: d["states"][4].update(leaderEpoch={"#bigint": "1"}), 4, "leaderEpoch"),
+        (lambda d: d["states"][0]["action"].update(tag="GetReplicaInfo"), 0, "action.tag"),
+        (lambda d: d.update(states=[]), None, "states"),
+        (lambda d: d["#meta"].update(options={"enableElectUncleanMaster": "yes"}), None, "#meta.options.enableElectUncleanMaster"),
+    ],
+)
+def test_malformed_trace_names_state_and_field(mutate, state, field, tmp_path: Path) -> None:
+    doc = _load(str(ROOT / "traces/controller/C1-first-broker-controller.itf.json"))
+    mutate(doc)
+    if "leaderEpoch" in str(doc["states"][4:5]):
+        doc["vars"].append("leaderEpoch")
+    result = replay_file(_save(doc, tmp_path / "bad.json"), "reference")
+    assert (result.status, result.state, result.field) == (MALFORMED, state, field), result.describe()
+    assert "bad.json" in result.describe()
+
+
+def test_invalid_json_is_malformed(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"states": [')
+    result = replay_file(str(path), "impl")
+    assert (result.status, result.field) == (MALFORMED, "<json>")
+    assert "line 1" in result.message
+
+
+def test_expected_violation_must_happen(tmp_path: Path) -> None:
+    doc = _load(str(ROOT / "traces/regressions/clean-broker-data-reuses-id.itf.json"))
+    doc["#meta"]["expect"]["state"] -= 1
+    result = replay_file(_save(doc, tmp_path / "early.json"), "reference")
+    assert (result.status, result.field) == (VIOLATION, "UniqueBrokerIds")
+    doc = _load(str(ROOT / "traces/broker-id/B1-first-start.itf.json"))
+    doc["#meta"]["expect"] = {"violation": "UniqueBrokerIds", "state": 3}
+    result = replay_file(_save(doc, tmp_path / "never.json"), "impl")
+    assert (result.status, result.field) == (MISSING_VIOLATION, "UniqueBrokerIds")
+
+
+def test_cli_batch_reports_bad_files_and_runs_the_rest(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "traces" / "broker-id", tmp_path / "corpus")
+    (tmp_path / "corpus" / "zz-broken.json").write_text("not json")
+    doc = _load(str(ROOT / "traces/broker-id/B4-id-taken.itf.json"))
+    doc["states"][4]["outcome"]["code"] = "SUCCESS"
+    _save(doc, tmp_path / "corpus" / "B4-wrong.json")
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "corpus"), "--report", str(report)])
+    assert result.exit_code == 1
+    rows = json.loads(report.read_text())
+    by_status = {(Path(r["file"]).name, r["engine"]): r["status"] for r in rows}
+    assert by_status[("zz-broken.json", "reference")] == MALFORMED
+    assert by_status[("B4-wrong.json", "impl")] == DIVERGENCE
+    passing = [k for k, v in by_status.items() if v == PASS]
+    assert len(passing) == 2 * 7  # the seven good B traces, on both engines
+
+
+def test_cli_passes_on_the_committed_corpus() -> None:
+    result = CliRunner().invoke(main, ["replay", str(ROOT / "traces"), "--quiet"])
+    assert result.exit_code == 0, result.output
