@@ -1,0 +1,226 @@
+----------------------------- MODULE AutoSwitch -----------------------------
+(***************************************************************************)
+(* RocketMQ controller mode (RIP-44) with persistent broker ids: one       *)
+(* controller, the broker processes of one broker set, crashes, restarts   *)
+(* under new addresses, lost responses, expired heartbeats and controller  *)
+(* leader changes.  The contract is /work/shared/MODEL.md §1-§4, §6, §7;   *)
+(* the executable twin is reference/ (step.py names the same actions).     *)
+(*                                                                         *)
+(*   Controller.tla  the controller requests as pure operators             *)
+(*   Broker.tla      the variables and the process actions                 *)
+(*   AutoSwitch.tla  Init, the admin/environment actions, Next, properties *)
+(***************************************************************************)
+EXTENDS Broker
+
+CONSTANTS
+    \* The ids the admin actions and the proposed sync state sets range over
+    \* (the generator's parameter space; nextBrokerId is bounded by the constraint).
+    \* @type: Set(Int);
+    BrokerIds,
+    \* Let an admin run CleanBrokerData.  FALSE in the committed configs: a
+    \* cleaned id can be handed out again while the process that held it still
+    \* has it in its meta file (the disk survives), so two processes persist
+    \* the same id and UniqueBrokerIds fails - the operational rule is "clean
+    \* a broker only after wiping its disk", which this model does not encode.
+    \* @type: Bool;
+    AllowCleanBrokerData,
+    \* Bounds of the state constraint (not of the actions).
+    \* @type: Int;
+    MaxEpoch,
+    \* @type: Int;
+    MaxClock,
+    \* @type: Int;
+    MaxNextBrokerId
+
+-----------------------------------------------------------------------------
+Init ==
+    /\ replicas = NoReplicas
+    /\ nextBrokerId = 1
+    /\ masterId = NoMaster
+    /\ masterEpoch = 0
+    /\ syncStateSet = {}
+    /\ syncStateSetEpoch = 0
+    /\ alive = NoAlive
+    /\ metaFile = [p \in Processes |-> NoId]
+    /\ tempFile = [p \in Processes |-> NoTempFile]
+    /\ regState = [p \in Processes |-> INITIAL]
+    \* every process starts under one of its addresses
+    /\ addr \in [Processes -> AllAddrs]
+    /\ \A p \in Processes : addr[p] \in Addrs[p]
+    /\ role = [p \in Processes |-> NONE]
+    /\ localMasterEpoch = [p \in Processes |-> 0]
+    /\ localSyncStateSetEpoch = [p \in Processes |-> 0]
+    /\ clock = 0
+    /\ masterHistory = {}
+    /\ action = Act("Init")
+    /\ outcome = Out(OK)
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Raw controller actions: a request addressed to the controller directly  *)
+(* (an admin, a tool, an outside trace).  Only the admin/environment ones  *)
+(* are in Next; the others exist so that controller-level traces (MODEL.md *)
+(* §7) name a spec action too.                                             *)
+(***************************************************************************)
+
+\* @type: ($result, $action) => Bool;
+CtlStep(r, act) ==
+    /\ SetCtl(r.ctl)
+    /\ outcome' = r.out
+    /\ action' = act
+    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+
+GetNextBrokerId == CtlStep(CtlGetNextBrokerId(Ctl), Act("GetNextBrokerId"))
+
+ApplyBrokerId(id, cc) ==
+    CtlStep(CtlApplyBrokerId(Ctl, id, cc), [Act("ApplyBrokerId") EXCEPT !.brokerId = id, !.checkCode = cc])
+
+RegisterBrokerToController(id, a) ==
+    CtlStep(CtlRegisterBroker(Ctl, id, a), [Act("RegisterBrokerToController") EXCEPT !.brokerId = id, !.addr = a])
+
+\* trigger "broker", "controller" (id -1) or "admin"
+ElectMaster(trigger, id) ==
+    CtlStep(CtlElectMaster(Ctl, trigger, id), [Act("ElectMaster") EXCEPT !.trigger = trigger, !.brokerId = id])
+
+AlterSyncStateSet(mId, mEpoch, newSet, ssEpoch) ==
+    CtlStep(CtlAlterSyncStateSet(Ctl, mId, mEpoch, newSet, ssEpoch),
+            [Act("AlterSyncStateSet") EXCEPT !.masterId = mId, !.masterEpoch = mEpoch,
+                                             !.newSyncStateSet = newSet, !.syncStateSetEpoch = ssEpoch])
+
+GetReplicaInfo == CtlStep(CtlGetReplicaInfo(Ctl), Act("GetReplicaInfo"))
+
+BrokerHeartbeat(id, epoch, maxOffset, priority) ==
+    CtlStep(CtlBrokerHeartbeat(Ctl, id, epoch, maxOffset, priority),
+            [Act("BrokerHeartbeat") EXCEPT !.brokerId = id, !.epoch = epoch,
+                                           !.maxOffset = maxOffset, !.priority = priority])
+
+\* A live entry expires: a death, a pause or a partition.
+HeartbeatExpire(id) ==
+    /\ CanExpire(Ctl, id)
+    /\ CtlStep(CtlHeartbeatExpire(Ctl, id), [Act("HeartbeatExpire") EXCEPT !.brokerId = id])
+
+\* A new controller leader: the liveness table is empty.
+ControllerFailover == CtlStep(CtlControllerFailover(Ctl), Act("ControllerFailover"))
+
+CleanBrokerData(ids, cleanLiving) ==
+    CtlStep(CtlCleanBrokerData(Ctl, ids, cleanLiving),
+            [Act("CleanBrokerData") EXCEPT !.brokerIds = ids, !.cleanLiving = cleanLiving])
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* The next-state relation: every process step, the controller's scan, and *)
+(* the admin/environment perturbations.                                    *)
+(***************************************************************************)
+ProcessNext(p) ==
+    \/ LoadMetaFile(p)
+    \/ LoadTempFile(p)
+    \/ CreateTempFile(p)
+    \/ \E lost \in BOOLEAN : SendApplyBrokerId(p, lost)
+    \/ AbandonTempFile(p)
+    \/ WriteMetaFile(p)
+    \/ DeleteTempFile(p)
+    \/ \E lost \in BOOLEAN : SendRegister(p, lost)
+    \/ \E lost \in BOOLEAN : SendElectMaster(p, lost)
+    \/ SyncReplicaInfo(p)
+    \/ SendHeartbeat(p)
+    \/ \E newSet \in SUBSET BrokerIds, lost \in BOOLEAN : SendAlterSyncStateSet(p, newSet, lost)
+    \/ Crash(p)
+    \/ \E a \in Addrs[p] : Restart(p, a)
+
+EnvNext ==
+    \/ ControllerElectScan
+    \/ \E id \in BrokerIds : ElectMaster("admin", id)
+    \/ \E id \in BrokerIds : HeartbeatExpire(id)
+    \/ ControllerFailover
+    \/ AllowCleanBrokerData /\ \E ids \in SUBSET BrokerIds, cl \in BOOLEAN : CleanBrokerData(ids, cl)
+
+Next == (\E p \in Processes : ProcessNext(p)) \/ EnvNext
+
+Spec == Init /\ [][Next]_vars
+
+\* Finite state space for TLC: a state past a bound is not explored.  Epochs
+\* and the clock grow only through elections, alters and fresh checkCodes, so
+\* the bounds cut long runs of perturbations (each failure costs an epoch or a
+\* checkCode), not the steps that heal the set after them.
+StateConstraint ==
+    /\ masterEpoch <= MaxEpoch
+    /\ syncStateSetEpoch <= MaxEpoch
+    /\ clock <= MaxClock
+    /\ nextBrokerId <= MaxNextBrokerId
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Invariants (MODEL.md §6, reference/invariants.py).                      *)
+(***************************************************************************)
+
+IsCheckCode(cc) == cc.addr \in AllAddrs /\ cc.ts \in Nat
+
+TypeOK ==
+    /\ \A b \in DOMAIN replicas :
+          b \in Nat /\ b >= 1 /\ replicas[b].addr \in AllAddrs /\ IsCheckCode(replicas[b].checkCode)
+    /\ nextBrokerId \in Nat /\ nextBrokerId >= 1
+    /\ masterId = NoMaster \/ (masterId \in Nat /\ masterId >= 1)
+    /\ masterEpoch \in Nat
+    /\ syncStateSetEpoch \in Nat
+    /\ \A b \in syncStateSet : b \in Nat /\ b >= 1
+    /\ \A b \in DOMAIN alive :
+          /\ b \in Nat
+          /\ alive[b].epoch \in Nat /\ alive[b].maxOffset \in Nat /\ alive[b].priority \in Nat
+    /\ DOMAIN metaFile = Processes /\ \A p \in Processes : metaFile[p] \in Nat
+    /\ DOMAIN tempFile = Processes
+    /\ \A p \in Processes :
+          \/ tempFile[p] = NoTempFile
+          \/ tempFile[p].brokerId \in Nat /\ tempFile[p].brokerId >= 1 /\ IsCheckCode(tempFile[p].checkCode)
+    /\ regState \in [Processes -> RegStates]
+    /\ addr \in [Processes -> AllAddrs]
+    /\ role \in [Processes -> Roles]
+    /\ \A p \in Processes : localMasterEpoch[p] \in Nat /\ localSyncStateSetEpoch[p] \in Nat
+    /\ clock \in Nat
+
+\* The controller's master is in its syncStateSet.
+MasterInSyncStateSet == masterId = NoMaster \/ masterId \in syncStateSet
+
+\* Every member of the syncStateSet is a registered id.
+SyncStateSetRegistered == syncStateSet \subseteq DOMAIN replicas
+
+\* No two processes persist the same brokerId in their meta files.  (The
+\* controller binding an id to one checkCode holds by construction: replicas
+\* is a function.)
+UniqueBrokerIds ==
+    \A p, q \in Processes : p # q /\ metaFile[p] # NoId => metaFile[p] # metaFile[q]
+
+\* No two processes ever acted as master in the same master epoch.
+AtMostOneMasterPerEpoch ==
+    \A x, y \in masterHistory : x[1] = y[1] => x[2] = y[2]
+
+Invariants ==
+    /\ TypeOK
+    /\ MasterInSyncStateSet
+    /\ SyncStateSetRegistered
+    /\ UniqueBrokerIds
+    /\ AtMostOneMasterPerEpoch
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Action properties (reference/invariants.py ACTION_PROPERTIES).          *)
+(***************************************************************************)
+
+\* Controller epochs never decrease, except when CleanBrokerData removes the
+\* whole set (a new set starts at 0); a process's local epochs never
+\* decrease while it stays up (a crash forgets them).
+EpochsMonotonicStep ==
+    LET setRemoved == DOMAIN replicas # {} /\ DOMAIN replicas' = {} IN
+    /\ ~setRemoved => (masterEpoch' >= masterEpoch /\ syncStateSetEpoch' >= syncStateSetEpoch)
+    /\ \A p \in Processes :
+          regState'[p] # DOWN =>
+              /\ localMasterEpoch'[p] >= localMasterEpoch[p]
+              /\ localSyncStateSetEpoch'[p] >= localSyncStateSetEpoch[p]
+
+\* A process with a meta file keeps its id for ever.
+BrokerIdStableStep ==
+    \A p \in Processes : metaFile[p] # NoId => metaFile'[p] = metaFile[p]
+
+EpochsMonotonic == [][EpochsMonotonicStep]_vars
+BrokerIdStable == [][BrokerIdStableStep]_vars
+
+=============================================================================

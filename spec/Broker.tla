@@ -1,0 +1,398 @@
+------------------------------- MODULE Broker -------------------------------
+(***************************************************************************)
+(* The broker processes of one broker set (MODEL.md §4): the variables of  *)
+(* the whole model, grouped by owner, and one action per step a process    *)
+(* takes.  Mirrors reference/broker.py function for function; the action   *)
+(* names are the trace tags of reference/step.py.                          *)
+(*                                                                         *)
+(* Registration runs                                                       *)
+(*   INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_DONE       *)
+(*           -> REGISTERED                                                 *)
+(* with the failure arrow TEMP_DONE -> APPLY_FAILED -> INITIAL, one arrow  *)
+(* per action so that a Crash can fall between any two (the code writes    *)
+(* the meta file and deletes the temp file in two steps, and deletes the   *)
+(* temp file after a failed apply in a step of its own).                   *)
+(*                                                                         *)
+(* A step that calls the controller applies the request atomically on the *)
+(* controller (Controller.tla); with `lost` the response never reaches the *)
+(* process, which then behaves as on a timeout.                            *)
+(***************************************************************************)
+EXTENDS Controller
+
+CONSTANTS
+    \* The broker processes of the set, e.g. {"p1", "p2"}.
+    \* @type: Set(Str);
+    Processes,
+    \* Addrs[p]: the addresses process p may run under (a restart may change it).
+    \* @type: Str -> Set(Str);
+    Addrs
+
+\* @typeAlias: tempFile = {brokerId: Int, checkCode: $checkCode};
+\* @typeAlias: action = {tag: Str, process: Str, lost: Bool, addr: Str, newSyncStateSet: Set(Int), brokerId: Int, checkCode: $checkCode, trigger: Str, masterId: Int, masterEpoch: Int, syncStateSetEpoch: Int, epoch: Int, maxOffset: Int, priority: Int, brokerIds: Set(Int), cleanLiving: Bool};
+Broker_typedefs == TRUE
+
+\* Registration states (reference/state.py).  DOWN: crashed, not yet restarted.
+DOWN == "DOWN"
+INITIAL == "INITIAL"
+TEMP_DONE == "TEMP_DONE"
+APPLY_FAILED == "APPLY_FAILED"
+ID_APPLIED == "ID_APPLIED"
+META_WRITTEN == "META_WRITTEN"
+META_DONE == "META_DONE"
+REGISTERED == "REGISTERED"
+UpStates == {INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED}
+RegStates == UpStates \cup {DOWN}
+
+\* Roles.
+NONE == "NONE"
+MASTER == "MASTER"
+SLAVE == "SLAVE"
+Roles == {NONE, MASTER, SLAVE}
+
+AllAddrs == UNION {Addrs[p] : p \in Processes}
+
+\* @type: $tempFile;
+NoTempFile == [brokerId |-> NoId, checkCode |-> NoCheckCode]
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Variables, by owner.                                                    *)
+(***************************************************************************)
+
+\* The controller (one replicated state machine; MODEL.md §2).
+VARIABLES
+    \* brokerId -> [addr, checkCode] for every id applied so far; empty domain = set unknown.
+    \* @type: Int -> $replica;
+    replicas,
+    \* Next id to hand out; +1 on every successful application of a new id.
+    \* @type: Int;
+    nextBrokerId,
+    \* The master's brokerId, or NoMaster (-1).
+    \* @type: Int;
+    masterId,
+    \* 0 = never elected; +1 on every applied ElectMaster event, "no candidate" included.
+    \* @type: Int;
+    masterEpoch,
+    \* Ids in sync with the master.
+    \* @type: Set(Int);
+    syncStateSet,
+    \* +1 on every applied set change (alter or elect).
+    \* @type: Int;
+    syncStateSetEpoch,
+    \* Soft liveness table of the controller leader: id -> what its last heartbeat reported.
+    \* @type: Int -> $liveInfo;
+    alive
+
+\* Each broker process: disk (survives a crash) ...
+VARIABLES
+    \* The meta file's brokerId, NoId (0) when there is none.
+    \* @type: Str -> Int;
+    metaFile,
+    \* The temp file [brokerId, checkCode]; NoTempFile when there is none.
+    \* @type: Str -> $tempFile;
+    tempFile
+
+\* ... and volatile memory (lost on a crash).
+VARIABLES
+    \* Registration state (DOWN while crashed).
+    \* @type: Str -> Str;
+    regState,
+    \* The address the process runs under (kept across a crash, changed by Restart).
+    \* @type: Str -> Str;
+    addr,
+    \* NONE, MASTER or SLAVE as last confirmed by the controller.
+    \* @type: Str -> Str;
+    role,
+    \* The local view of the master epoch and of the syncStateSet epoch.
+    \* @type: Str -> Int;
+    localMasterEpoch,
+    \* @type: Str -> Int;
+    localSyncStateSetEpoch
+
+\* The environment and the ghosts.
+VARIABLES
+    \* Timestamp source for fresh checkCodes (the real one is the wall clock).
+    \* @type: Int;
+    clock,
+    \* Ghost: every <<masterEpoch, process>> in which a process became master.
+    \* @type: Set(<<Int, Str>>);
+    masterHistory,
+    \* The step just taken (trace vocabulary: tag + parameters), "Init" in Init.
+    \* @type: $action;
+    action,
+    \* Its response code (or "OK") and the values the response carries.
+    \* @type: $outcome;
+    outcome
+
+ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive>>
+diskVars == <<metaFile, tempFile>>
+procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
+ghostVars == <<clock, masterHistory>>
+\* The model's state proper: what the reference model has (action/outcome excluded).
+modelVars == <<ctlVars, diskVars, procVars, ghostVars>>
+vars == <<modelVars, action, outcome>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Helpers: the controller variables as a record and back, action records. *)
+(***************************************************************************)
+
+\* @type: $ctl;
+Ctl == [replicas |-> replicas, nextBrokerId |-> nextBrokerId, masterId |-> masterId,
+        masterEpoch |-> masterEpoch, syncStateSet |-> syncStateSet,
+        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive]
+
+\* @type: $ctl => Bool;
+SetCtl(c) ==
+    /\ replicas' = c.replicas
+    /\ nextBrokerId' = c.nextBrokerId
+    /\ masterId' = c.masterId
+    /\ masterEpoch' = c.masterEpoch
+    /\ syncStateSet' = c.syncStateSet
+    /\ syncStateSetEpoch' = c.syncStateSetEpoch
+    /\ alive' = c.alive
+
+\* An action record with every parameter at its "absent" value; a step sets
+\* the tag and its own parameters.  spec/README.md lists which fields belong
+\* to which tag (the others are padding for Apalache's single record type).
+\* @type: Str => $action;
+Act(tag) ==
+    [tag |-> tag, process |-> "", lost |-> FALSE, addr |-> "", newSyncStateSet |-> {},
+     brokerId |-> -1, checkCode |-> NoCheckCode, trigger |-> "", masterId |-> -1,
+     masterEpoch |-> -1, syncStateSetEpoch |-> -1, epoch |-> -1, maxOffset |-> -1,
+     priority |-> -1, brokerIds |-> {}, cleanLiving |-> FALSE]
+
+\* @type: (Str, Str) => $action;
+PAct(tag, p) == [Act(tag) EXCEPT !.process = p]
+
+\* @type: (Str, Str, Bool) => $action;
+PActLost(tag, p, lost) == [Act(tag) EXCEPT !.process = p, !.lost = lost]
+
+\* The id a process works under: the meta file's, else the temp file's, else NoId.
+\* @type: Str => Int;
+BrokerIdOf(p) ==
+    IF metaFile[p] # NoId THEN metaFile[p] ELSE tempFile[p].brokerId
+
+\* changeToMaster / changeToSlave from a controller answer, only for a master
+\* epoch greater than the local one (role changes are fenced by epoch).
+\* Becoming master records <<epoch, p>> in the ghost history.
+\* @type: (Str, $outcome) => Bool;
+AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
+
+\* @type: (Str, $outcome) => Bool;
+AdoptRole(p, o) ==
+    IF AdoptEnabled(p, o)
+    THEN LET newRole == IF o.masterId = BrokerIdOf(p) THEN MASTER ELSE SLAVE IN
+         /\ role' = [role EXCEPT ![p] = newRole]
+         /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = o.masterEpoch]
+         /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
+         /\ masterHistory' = IF newRole = MASTER
+                             THEN masterHistory \cup {<<o.masterEpoch, p>>}
+                             ELSE masterHistory
+    ELSE UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Registration.                                                           *)
+(***************************************************************************)
+
+\* A meta file on disk wins: registration goes straight to META_DONE with its id.
+LoadMetaFile(p) ==
+    /\ regState[p] = INITIAL
+    /\ metaFile[p] # NoId
+    /\ regState' = [regState EXCEPT ![p] = META_DONE]
+    /\ action' = PAct("LoadMetaFile", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* No meta file but a temp file: resume with its (id, checkCode).
+LoadTempFile(p) ==
+    /\ regState[p] = INITIAL
+    /\ metaFile[p] = NoId
+    /\ tempFile[p] # NoTempFile
+    /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
+    /\ action' = PAct("LoadTempFile", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* GetNextBrokerId, then write the temp file with a fresh "addr;timestamp"
+\* checkCode.  Nothing is reserved: two processes may write the same id.
+CreateTempFile(p) ==
+    /\ regState[p] = INITIAL
+    /\ metaFile[p] = NoId
+    /\ tempFile[p] = NoTempFile
+    /\ LET r == CtlGetNextBrokerId(Ctl) IN
+       /\ tempFile' = [tempFile EXCEPT ![p] = [brokerId |-> r.out.nextBrokerId,
+                                               checkCode |-> [addr |-> addr[p], ts |-> clock]]]
+       /\ outcome' = r.out
+    /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
+    /\ clock' = clock + 1
+    /\ action' = PAct("CreateTempFile", p)
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+
+\* ApplyBrokerId(temp id, checkCode).  SUCCESS heard -> ID_APPLIED; a refusal
+\* or a lost response -> APPLY_FAILED (the temp file is deleted next), even
+\* though the controller may have bound the id: that id is then orphaned.
+SendApplyBrokerId(p, lost) ==
+    /\ regState[p] = TEMP_DONE
+    /\ LET r == CtlApplyBrokerId(Ctl, tempFile[p].brokerId, tempFile[p].checkCode) IN
+       /\ SetCtl(r.ctl)
+       /\ regState' = [regState EXCEPT ![p] = IF r.out.code = SUCCESS /\ ~lost
+                                              THEN ID_APPLIED ELSE APPLY_FAILED]
+       /\ outcome' = r.out
+    /\ action' = PActLost("SendApplyBrokerId", p, lost)
+    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* After a failed apply, delete the temp file and start again from INITIAL.
+AbandonTempFile(p) ==
+    /\ regState[p] = APPLY_FAILED
+    /\ tempFile' = [tempFile EXCEPT ![p] = NoTempFile]
+    /\ regState' = [regState EXCEPT ![p] = INITIAL]
+    /\ action' = PAct("AbandonTempFile", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* Persist the applied id in the meta file (the temp file is still there).
+WriteMetaFile(p) ==
+    /\ regState[p] = ID_APPLIED
+    /\ metaFile' = [metaFile EXCEPT ![p] = tempFile[p].brokerId]
+    /\ regState' = [regState EXCEPT ![p] = META_WRITTEN]
+    /\ action' = PAct("WriteMetaFile", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* The meta file is written; drop the temp file.
+DeleteTempFile(p) ==
+    /\ regState[p] = META_WRITTEN
+    /\ tempFile' = [tempFile EXCEPT ![p] = NoTempFile]
+    /\ regState' = [regState EXCEPT ![p] = META_DONE]
+    /\ action' = PAct("DeleteTempFile", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+\* RegisterBrokerToController(id, current addr).  SUCCESS heard -> REGISTERED
+\* and the role of a live master in the answer is adopted; otherwise the
+\* process stays META_DONE and retries (the address update may have happened).
+SendRegister(p, lost) ==
+    /\ regState[p] = META_DONE
+    /\ LET r == CtlRegisterBroker(Ctl, metaFile[p], addr[p]) IN
+       /\ SetCtl(r.ctl)
+       /\ outcome' = r.out
+       /\ IF r.out.code = SUCCESS /\ ~lost
+          THEN /\ regState' = [regState EXCEPT ![p] = REGISTERED]
+               /\ AdoptRole(p, r.out)
+          ELSE UNCHANGED <<regState, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+    /\ action' = PActLost("SendRegister", p, lost)
+    /\ UNCHANGED <<diskVars, addr, clock>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* A registered process.                                                   *)
+(***************************************************************************)
+
+\* ElectMaster(broker(id)); a heard answer naming a master (new or still
+\* existing) is adopted if its epoch is newer.
+SendElectMaster(p, lost) ==
+    /\ regState[p] = REGISTERED
+    /\ LET r == CtlElectMaster(Ctl, "broker", metaFile[p]) IN
+       /\ SetCtl(r.ctl)
+       /\ outcome' = r.out
+       /\ IF lost
+          THEN UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+          ELSE AdoptRole(p, r.out)
+    /\ action' = PActLost("SendElectMaster", p, lost)
+    /\ UNCHANGED <<diskVars, regState, addr, clock>>
+
+\* A poll of GetReplicaInfo or a role-change notification (either may come
+\* late: the controller is read when the process acts).  Adopts a newer
+\* master epoch; a master also learns a newer syncStateSet epoch of its own
+\* master epoch (an alter whose response was lost).
+SyncReplicaInfo(p) ==
+    /\ regState[p] = REGISTERED
+    /\ LET r == CtlGetReplicaInfo(Ctl)
+           o == r.out
+       IN
+       /\ outcome' = o
+       /\ IF o.code # SUCCESS
+          THEN UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+          ELSE IF AdoptEnabled(p, o)
+          THEN AdoptRole(p, o)
+          ELSE /\ localSyncStateSetEpoch' =
+                    IF /\ role[p] = MASTER
+                       /\ o.masterId = metaFile[p]
+                       /\ o.masterEpoch = localMasterEpoch[p]
+                       /\ o.syncStateSetEpoch > localSyncStateSetEpoch[p]
+                    THEN [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
+                    ELSE localSyncStateSetEpoch
+               /\ UNCHANGED <<role, localMasterEpoch, masterHistory>>
+    /\ action' = PAct("SyncReplicaInfo", p)
+    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, clock>>
+
+\* BrokerHeartbeat(id, local master epoch, maxOffset 0, priority 0): the
+\* controller-only model has no log, so the reported offset is 0.
+SendHeartbeat(p) ==
+    /\ regState[p] = REGISTERED
+    /\ LET r == CtlBrokerHeartbeat(Ctl, metaFile[p], localMasterEpoch[p], 0, 0) IN
+       /\ SetCtl(r.ctl)
+       /\ outcome' = r.out
+    /\ action' = PAct("SendHeartbeat", p)
+    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+
+\* The master proposes a set with its local epochs (possibly stale); a heard
+\* SUCCESS updates its local syncStateSet epoch.
+SendAlterSyncStateSet(p, newSet, lost) ==
+    /\ regState[p] = REGISTERED
+    /\ role[p] = MASTER
+    /\ LET r == CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet,
+                                     localSyncStateSetEpoch[p])
+       IN
+       /\ SetCtl(r.ctl)
+       /\ outcome' = r.out
+       /\ localSyncStateSetEpoch' =
+            IF r.out.code = SUCCESS /\ ~lost
+            THEN [localSyncStateSetEpoch EXCEPT ![p] = r.out.syncStateSetEpoch]
+            ELSE localSyncStateSetEpoch
+    /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]
+    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, ghostVars>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Crash and restart.  The controller notices nothing: a crashed process's *)
+(* heartbeat entry stays until HeartbeatExpire.                            *)
+(***************************************************************************)
+
+\* Volatile state is lost; the identity files survive.
+Crash(p) ==
+    /\ regState[p] \in UpStates
+    /\ regState' = [regState EXCEPT ![p] = DOWN]
+    /\ role' = [role EXCEPT ![p] = NONE]
+    /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = 0]
+    /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = 0]
+    /\ action' = PAct("Crash", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, addr, ghostVars>>
+
+\* Registration starts again, possibly under a new address.
+Restart(p, a) ==
+    /\ regState[p] = DOWN
+    /\ a \in Addrs[p]
+    /\ addr' = [addr EXCEPT ![p] = a]
+    /\ regState' = [regState EXCEPT ![p] = INITIAL]
+    /\ role' = [role EXCEPT ![p] = NONE]
+    /\ action' = [PAct("Restart", p) EXCEPT !.addr = a]
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* The controller's own step: the re-elect scan (controller_elect_scan).   *)
+(***************************************************************************)
+ControllerElectScan ==
+    /\ NeedsReelect(Ctl)
+    /\ LET r == CtlElectMaster(Ctl, "controller", NoMaster) IN
+       /\ SetCtl(r.ctl)
+       /\ outcome' = r.out
+    /\ action' = Act("ControllerElectScan")
+    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+
+=============================================================================
