@@ -79,3 +79,27 @@ def scenarios(out: str) -> None:
 
     for path in write_scenarios(out):
         console.print(str(path))
+
+
+@main.command()
+@click.option("--processes", default=3, show_default=True, help="Broker processes in the broker set.")
+@click.option("--walks", default=1000, show_default=True, help="Random walks in the corpus.")
+@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--seed", default=1, show_default=True, help="Corpus seed (the same seed gives the same corpus).")
+@click.option("--rounds", default=3, show_default=True, help="Timed rounds per engine; the best counts.")
+@click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
+def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool) -> None:
+    """Replay one generated corpus on the reference and the implementation; print steps/second."""
+    from .bench import corpus, run_bench
+
+    with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
+        config, actions = corpus(processes, walks, length, seed)
+    with console.status("timing"):
+        rows = run_bench(config, actions, rounds, with_variables)
+    table = Table(title=f"bench: {rows[0].steps} steps, {processes} processes, seed {seed}, best of {rounds}")
+    for column in ("engine", "steps", "seconds", "steps/s", "vs reference"):
+        table.add_column(column, justify="left" if column == "engine" else "right")
+    base = rows[0].rate
+    for row in rows:
+        table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
+    Console().print(table)

@@ -1,0 +1,53 @@
+"""Side-by-side throughput of the reference model and the implementation on one generated corpus.
+
+Both engines apply the same actions from the same Init states in the same run, so the ratio is
+meaningful on a shared, noisy machine; each engine is timed ``rounds`` times, interleaved, and the best
+round counts (the least disturbed one)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from attrs import frozen
+
+from .engines import KINDS, Config, make_engine
+from .generate import random_walk
+
+
+@frozen
+class BenchRow:
+    engine: str
+    steps: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+def corpus(processes: int, walks: int, length: int, seed: int) -> tuple[Config, list[list[dict[str, Any]]]]:
+    """``walks`` seeded random walks of ``length`` steps over ``processes`` broker processes."""
+    config = Config({f"p{i}": f"10.0.0.{i}:30911" for i in range(1, processes + 1)})
+    return config, [random_walk(config, seed * 1_000_003 + w, length) for w in range(walks)]
+
+
+def _time(kind: str, config: Config, walks: list[list[dict[str, Any]]], with_variables: bool) -> float:
+    start = time.perf_counter()
+    for walk in walks:
+        engine = make_engine(kind, config)
+        step = engine.step
+        for action in walk:
+            step(action)
+            if with_variables:
+                engine.variables()
+    return time.perf_counter() - start
+
+
+def run_bench(config: Config, walks: list[list[dict[str, Any]]], rounds: int = 3, with_variables: bool = False) -> list[BenchRow]:
+    steps = sum(map(len, walks))
+    best = {kind: float("inf") for kind in KINDS}
+    for _ in range(rounds):
+        for kind in KINDS:
+            best[kind] = min(best[kind], _time(kind, config, walks, with_variables))
+    return [BenchRow(kind, steps, best[kind]) for kind in KINDS]

@@ -1,0 +1,77 @@
+"""Seeded random walks over the reference model: every action of a walk is enabled where it is taken.
+
+A walk is a function of (seed, config, length) alone, so a corpus can be rebuilt bit for bit. Most steps
+advance a process through its protocol; the rest are faults (crashes, lost responses, expiries, controller
+failovers) and arbitrary - often stale or refused - controller requests.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from autoswitch.reference.precondition import NotEnabled
+
+from .engines import Config, ReferenceEngine
+from .vocabulary import ACTIONS, TRIGGERS
+
+NEXT_STEP = {
+    "DOWN": "Restart", "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
+    "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister",
+}
+REGISTERED_STEPS = ["SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet"]
+
+
+def _subset(rng: random.Random, top: int) -> frozenset[int]:
+    return frozenset(i for i in range(1, top + 1) if rng.random() < 0.5)
+
+
+def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str]) -> dict[str, Any]:
+    state = v["regState"][p]
+    if state == "INITIAL":
+        tag = "LoadMetaFile" if v["metaFile"][p] else "LoadTempFile" if v["tempFile"][p]["brokerId"] else "CreateTempFile"
+    elif state == "REGISTERED":
+        tag = rng.choice(REGISTERED_STEPS)
+    else:
+        tag = NEXT_STEP[state]
+    params = {"process": p, "lost": rng.random() < 0.1, "addr": rng.choice(addrs),
+              "newSyncStateSet": _subset(rng, len(v["metaFile"]) + 1)}
+    return {"tag": tag, **{k: params[k] for k in ACTIONS[tag]}}
+
+
+def controller_request(rng: random.Random, top_id: int) -> dict[str, Any]:
+    """An arbitrary controller request over small domains (ids 0..top_id, epochs 0..4)."""
+    tag = rng.choice(["GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController", "ElectMaster", "AlterSyncStateSet",
+                      "GetReplicaInfo", "BrokerHeartbeat", "HeartbeatExpire", "ControllerFailover", "ControllerElectScan"])
+    draw = {
+        "brokerId": rng.randint(0, top_id), "checkCode": f"10.9.9.9:1;{rng.randint(0, 3)}", "addr": f"10.9.9.{rng.randint(1, 2)}:1",
+        "trigger": rng.choice(TRIGGERS), "masterId": rng.randint(0, top_id), "masterEpoch": rng.randint(0, 4),
+        "newSyncStateSet": _subset(rng, top_id), "syncStateSetEpoch": rng.randint(0, 4), "epoch": rng.randint(0, 4),
+        "maxOffset": rng.randint(0, 4), "priority": rng.randint(0, 2),
+    }
+    return {"tag": tag, **{k: draw[k] for k in ACTIONS[tag]}}
+
+
+def random_walk(config: Config, seed: int, length: int) -> list[dict[str, Any]]:
+    """``length`` enabled actions from the Init state of ``config``, drawn with ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    engine = ReferenceEngine(config)
+    procs = sorted(config.processes)
+    addrs = [*config.processes.values(), "10.0.1.1:30911", "10.0.1.2:30911"]
+    actions: list[dict[str, Any]] = []
+    v = engine.variables()
+    while len(actions) < length:
+        roll = rng.random()
+        if procs and roll < 0.75:
+            action = _protocol_step(rng, v, rng.choice(procs), addrs)
+        elif procs and roll < 0.82:
+            action = {"tag": "Crash", "process": rng.choice(procs)}
+        else:
+            action = controller_request(rng, len(procs) + 1)
+        try:
+            engine.step(action)
+        except NotEnabled:
+            continue
+        actions.append(action)
+        v = engine.variables()
+    return actions
