@@ -1,0 +1,150 @@
+"""The controller (RocketMQ ``ControllerManager`` over a ``DLedgerController``), MODEL.md §1-§3.
+
+A request runs as one atomic step: the handler of :class:`ReplicasInfoManager` computes the response and
+the events from the current state, the events are proposed to the replicated log and, once committed,
+applied to the state machine (here the log is local and commits at once, as a single-node DLedger
+group would). The liveness table is the leader's soft state: :meth:`ControllerManager.failover` empties it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from attrs import frozen
+
+from .events import Event
+from .heartbeat import BrokerHeartbeatManager
+from .protocol import (
+    NO_MASTER_ID,
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdRequest,
+    BrokerHeartbeatRequest,
+    CleanBrokerDataRequest,
+    ElectMasterRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    RegisterBrokerToControllerRequest,
+    Response,
+    ResponseCode,
+)
+from .replicas_info import ReplicasInfoManager
+
+_HEARTBEAT_ACK = Response(ResponseCode.SUCCESS)  # constant, shared
+
+
+@frozen
+class ControllerConfig:
+    """Controller options of MODEL.md §3."""
+
+    enable_elect_unclean_master: bool = False
+
+
+class EventLog:
+    """The replicated event log (DLedger's committed entries): appended on commit, replayable."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list[Event] = []
+
+    def replay(self, state_machine: ReplicasInfoManager) -> None:
+        """Apply every committed event, in order, to a (fresh) state machine: how a follower catches up."""
+        for event in self.entries:
+            state_machine.apply_event(event)
+
+
+class ControllerManager:
+    """The controller leader: request entry points, the replicated log and state machine, heartbeats."""
+
+    __slots__ = ("config", "replicas_info", "heartbeat_manager", "event_log", "_append", "get_next_broker_id", "get_replica_info")
+
+    def __init__(self, config: ControllerConfig | None = None) -> None:
+        self.config = config or ControllerConfig()
+        self.replicas_info = ReplicasInfoManager(self.config.enable_elect_unclean_master)
+        self.heartbeat_manager = BrokerHeartbeatManager()
+        self.event_log = EventLog()
+        self._append = self.event_log.entries.append
+        # Read-only requests propose nothing: the state machine answers them directly.
+        self.get_next_broker_id: Callable[[GetNextBrokerIdRequest], Response] = self.replicas_info.get_next_broker_id
+        self.get_replica_info: Callable[[GetReplicaInfoRequest], Response] = self.replicas_info.get_replica_info
+
+    def _commit(self, events: tuple[Event, ...]) -> None:
+        """Propose the events, and apply them once committed (immediately: the log is local)."""
+        apply_event = self.replicas_info.apply_event
+        for event in events:
+            self._append(event)
+            apply_event(event)
+
+    def apply_broker_id(self, request: ApplyBrokerIdRequest) -> Response:
+        """ApplyBrokerId (reference ``apply_broker_id``)."""
+        response, events = self.replicas_info.apply_broker_id(request)
+        if events:
+            self._commit(events)
+        return response
+
+    def register_broker(self, request: RegisterBrokerToControllerRequest) -> Response:
+        """RegisterBrokerToController (reference ``register_broker``)."""
+        alive = self.heartbeat_manager.live_table(request.cluster_name, request.broker_name)
+        response, events = self.replicas_info.register_broker(request, alive)
+        if events:
+            self._commit(events)
+        return response
+
+    def elect_master(self, request: ElectMasterRequest) -> Response:
+        """ElectMaster (reference ``elect_master``)."""
+        alive = self.heartbeat_manager.live_table(request.cluster_name, request.broker_name)
+        response, events = self.replicas_info.elect_master(request, alive)
+        if events:
+            self._commit(events)
+        return response
+
+    def alter_sync_state_set(self, request: AlterSyncStateSetRequest) -> Response:
+        """AlterSyncStateSet (reference ``alter_sync_state_set``)."""
+        alive = self.heartbeat_manager.live_table(request.cluster_name, request.broker_name)
+        response, events = self.replicas_info.alter_sync_state_set(request, alive)
+        if events:
+            self._commit(events)
+        return response
+
+    def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response:
+        """BrokerHeartbeat (reference ``broker_heartbeat``): leader-local, not replicated."""
+        self.heartbeat_manager.on_broker_heartbeat(
+            request.cluster_name,
+            request.broker_name,
+            request.broker_id,
+            request.epoch,
+            request.max_offset,
+            request.election_priority,
+        )
+        return _HEARTBEAT_ACK
+
+    def clean_broker_data(self, request: CleanBrokerDataRequest) -> Response:
+        """CleanBrokerData (reference ``clean_broker_data``)."""
+        alive = self.heartbeat_manager.live_table(request.cluster_name, request.broker_name)
+        response, events = self.replicas_info.clean_broker_data(request, alive)
+        if events:
+            self._commit(events)
+        return response
+
+    def failover(self) -> None:
+        """ControllerFailover (reference ``controller_failover``): the new leader has the replicated state
+        but no heartbeats."""
+        self.heartbeat_manager.clear()
+
+    def needs_reelect(self, cluster_name: str, broker_name: str) -> bool:
+        """The inactive-master scan's condition (reference ``needs_reelect``): a master exists but is not
+        alive, and some registered id is alive."""
+        sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
+        if sync is None or sync.master_broker_id == NO_MASTER_ID:
+            return False
+        alive = self.heartbeat_manager.live_table(cluster_name, broker_name)
+        if sync.master_broker_id in alive:
+            return False
+        return any(broker_id in alive for broker_id in self.replicas_info.replica_info_table[broker_name].broker_id_table)
+
+    def scan_inactive_master(self, cluster_name: str, broker_name: str) -> Response | None:
+        """ControllerElectScan (reference ``controller_elect_scan``): when :meth:`needs_reelect`, trigger
+        ElectMaster on the controller's own behalf; None when there is nothing to do."""
+        if not self.needs_reelect(cluster_name, broker_name):
+            return None
+        return self.elect_master(ElectMasterRequest(cluster_name, broker_name, None))
