@@ -17,7 +17,7 @@ ConstInit ==
     /\ Addrs = MC_Addrs
     /\ BrokerIds = MC_BrokerIds
     /\ AllowCleanBrokerData = FALSE
-    /\ MaxEpoch = 2
+    /\ MaxEpoch = 3
     /\ MaxClock = 2
     /\ MaxNextBrokerId = 3
 

@@ -1,0 +1,300 @@
+"""Running the TLA+ tools on the spec (spec/), and reading spec states in the reference vocabulary.
+
+- TLC: found through the ``TLA2TOOLS_JAR`` environment variable (the path of ``tla2tools.jar``) and a
+  ``java`` on ``PATH``. ``run_tlc`` copies the modules and the configuration into a fresh temporary
+  directory and runs TLC there (states folder and any trace files stay out of the repository), with a
+  fixed fingerprint polynomial so that two runs explore the same way.
+- Apalache: ``apalache-mc`` on ``PATH`` or ``$APALACHE_HOME/bin/apalache-mc``. ``apalache_command``
+  builds the bounded check that spec/README.md documents; ``run_apalache`` runs it.
+- ``project_state``: the spec pads ``action`` and ``outcome`` to one record type (Apalache needs that)
+  and writes a checkCode as a record ``[addr, ts]``; this maps a spec state to the reference's
+  vocabulary (MODEL.md §7, conformance/vocabulary.py) so that a model-checker trace can be replayed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+OK, VIOLATION, ERROR = "ok", "violation", "error"
+
+# TLC's exit codes (tlc2.output.EC.ExitStatus): 10 assumption, 11 deadlock, 12 safety (invariant),
+# 13 liveness / action property, 14 assertion; anything else non-zero is a tool, parse or config error.
+_TLC_VIOLATION_CODES = {10, 11, 12, 13, 14}
+_TLC_FP_INDEX = 1  # fixed fingerprint polynomial: TLC picks one at random otherwise
+
+_NUM = r"([\d,]+)"
+_STATS = re.compile(_NUM + r" states generated, " + _NUM + r" distinct states found")
+_DEPTH = re.compile(r"The depth of the complete state graph search is (\d+)")
+_VIOLATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Error: Invariant (\w+) is violated"), "invariant"),
+    (re.compile(r"Error: Action property (\w+) is violated"), "action property"),
+    (re.compile(r"Error: Temporal properties were violated"), "temporal property"),
+    (re.compile(r"Error: Deadlock reached"), "deadlock"),
+    (re.compile(r"Error: Assumption (.*) is false"), "assumption"),
+)
+
+
+@frozen
+class Tlc:
+    """How to start TLC: the java executable and the tla2tools.jar path."""
+
+    java: str
+    jar: str
+
+
+@frozen
+class TlcResult:
+    """The outcome of one TLC run.
+
+    ``verdict`` is ``"ok"`` (state space exhausted, nothing violated), ``"violation"`` (an invariant,
+    property, deadlock or assumption failed: ``violated`` names it when TLC does, ``violation_kind``
+    says which kind) or ``"error"`` (TLC could not check: parse error, bad config, timeout, crash).
+    The counts are those of TLC's last statistics line (``None`` if it printed none).
+    """
+
+    verdict: str
+    exit_code: int | None
+    distinct_states: int | None
+    states_generated: int | None
+    depth: int | None
+    violated: str | None
+    violation_kind: str | None
+    seconds: float
+    output: str
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == OK
+
+
+def find_tlc() -> Tlc | None:
+    """TLC if ``TLA2TOOLS_JAR`` names an existing file and ``java`` is on ``PATH``, else None."""
+    jar = os.environ.get("TLA2TOOLS_JAR", "")
+    java = shutil.which("java")
+    if not jar or not Path(jar).is_file() or java is None:
+        return None
+    return Tlc(java=java, jar=jar)
+
+
+def tlc_missing_reason() -> str:
+    """Why ``find_tlc`` returned None, in words (for skip messages)."""
+    jar = os.environ.get("TLA2TOOLS_JAR", "")
+    if not jar:
+        return "TLA2TOOLS_JAR not set"
+    if not Path(jar).is_file():
+        return f"TLA2TOOLS_JAR={jar} is not a file"
+    if shutil.which("java") is None:
+        return "java not found on PATH"
+    return "TLC found"
+
+
+def find_apalache() -> str | None:
+    """``apalache-mc`` on ``PATH``, else ``$APALACHE_HOME/bin/apalache-mc`` if executable, else None."""
+    found = shutil.which("apalache-mc")
+    if found:
+        return found
+    home = os.environ.get("APALACHE_HOME")
+    if home:
+        candidate = Path(home) / "bin" / "apalache-mc"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _count(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -> TlcResult:
+    """Read the verdict, the statistics and the violated property out of TLC's output."""
+    stats = _STATS.findall(output)
+    generated, distinct = (_count(stats[-1][0]), _count(stats[-1][1])) if stats else (None, None)
+    depth_match = _DEPTH.findall(output)
+    depth = int(depth_match[-1]) if depth_match else None
+    violated = kind = None
+    for pattern, what in _VIOLATIONS:
+        m = pattern.search(output)
+        if m:
+            violated, kind = (m.group(1) if m.groups() else None), what
+            break
+    if exit_code == 0 and "No error has been found" in output:
+        verdict = OK
+    elif exit_code in _TLC_VIOLATION_CODES or (exit_code is not None and exit_code != 0 and kind is not None):
+        verdict = VIOLATION
+    else:
+        verdict = ERROR
+    return TlcResult(verdict, exit_code, distinct, generated, depth, violated, kind, seconds, output)
+
+
+def run_tlc(
+    spec: str | Path,
+    config: str | Path | None = None,
+    *,
+    workers: int = 1,
+    check_deadlock: bool = False,
+    timeout: float | None = None,
+    extra_args: Sequence[str] = (),
+    tlc: Tlc | None = None,
+    java_opts: Sequence[str] = ("-XX:+UseParallelGC",),
+) -> TlcResult:
+    """Model-check ``spec`` (a .tla file) with ``config`` (default: the .cfg beside it of the same name).
+
+    Every ``.tla`` file of the spec's directory and the configuration are copied into a temporary
+    directory, TLC runs there (``-metadir`` inside it) and the directory is removed afterwards. The
+    fingerprint polynomial is fixed; with ``workers=1`` the exploration order is deterministic too.
+    Raises ``RuntimeError`` if TLC is not available (see ``find_tlc``)."""
+    tlc = tlc or find_tlc()
+    if tlc is None:
+        raise RuntimeError(f"TLC not available: {tlc_missing_reason()}")
+    spec = Path(spec).resolve()
+    config = Path(config).resolve() if config is not None else spec.with_suffix(".cfg")
+    with tempfile.TemporaryDirectory(prefix="tlc-") as work:
+        workdir = Path(work)
+        for module in spec.parent.glob("*.tla"):
+            shutil.copy(module, workdir / module.name)
+        shutil.copy(spec, workdir / spec.name)
+        shutil.copy(config, workdir / config.name)
+        command = [
+            tlc.java, *java_opts, "-cp", tlc.jar, "tlc2.TLC",
+            "-workers", str(workers),
+            "-fp", str(_TLC_FP_INDEX),
+            "-metadir", str(workdir / "states"),
+            "-config", config.name,
+            *(() if check_deadlock else ("-deadlock",)),
+            *extra_args,
+            spec.name,
+        ]
+        started = time.monotonic()
+        try:
+            done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            seconds = time.monotonic() - started
+            result = parse_tlc_output(out, None, seconds)
+            return TlcResult(ERROR, None, result.distinct_states, result.states_generated, result.depth, None, None,
+                             seconds, out + f"\n[tlatools] TLC timed out after {timeout} s")
+        seconds = time.monotonic() - started
+        return parse_tlc_output(done.stdout + done.stderr, done.returncode, seconds)
+
+
+def apalache_command(
+    spec: str | Path,
+    *,
+    length: int,
+    invariants: Sequence[str] = (),
+    init: str = "Init",
+    next_: str = "Next",
+    cinit: str | None = "ConstInit",
+    apalache: str | None = None,
+) -> list[str]:
+    """The bounded Apalache check of spec/README.md: ``apalache-mc check --init --next --inv --length --cinit``."""
+    exe = apalache or find_apalache() or "apalache-mc"
+    command = [exe, "check", f"--init={init}", f"--next={next_}", f"--length={length}"]
+    if invariants:
+        command.append(f"--inv={','.join(invariants)}")
+    if cinit:
+        command.append(f"--cinit={cinit}")
+    command.append(str(spec))
+    return command
+
+
+@frozen
+class ApalacheResult:
+    """``verdict`` from Apalache's ``EXITCODE:`` line / exit code: 0 ok, 12 a counterexample, else error."""
+
+    verdict: str
+    exit_code: int | None
+    seconds: float
+    output: str
+
+
+def run_apalache(spec: str | Path, *, length: int, invariants: Sequence[str] = (), timeout: float | None = None,
+                 cinit: str | None = "ConstInit") -> ApalacheResult:
+    """Run ``apalache_command`` in a temporary directory beside copies of the spec's modules."""
+    exe = find_apalache()
+    if exe is None:
+        raise RuntimeError("Apalache not available: neither apalache-mc on PATH nor $APALACHE_HOME/bin/apalache-mc")
+    spec = Path(spec).resolve()
+    with tempfile.TemporaryDirectory(prefix="apalache-") as work:
+        for module in spec.parent.glob("*.tla"):
+            shutil.copy(module, Path(work) / module.name)
+        command = apalache_command(spec.name, length=length, invariants=invariants, cinit=cinit, apalache=exe)
+        command.insert(2, f"--out-dir={Path(work) / '_apalache-out'}")
+        started = time.monotonic()
+        try:
+            done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return ApalacheResult(ERROR, None, time.monotonic() - started, "timed out")
+        out = done.stdout + done.stderr
+        verdict = OK if done.returncode == 0 else VIOLATION if done.returncode == 12 else ERROR
+        return ApalacheResult(verdict, done.returncode, time.monotonic() - started, out)
+
+
+# --- spec states in the reference vocabulary ----------------------------------------------------
+
+NO_CHECK_CODE_TS = -1  # the spec's NoCheckCode is [addr |-> "", ts |-> -1]: Python's ""
+
+_MASTER_VIEW = ("masterId", "masterAddr", "masterEpoch", "syncStateSetEpoch")
+# The fields the Python outcome carries, by action tag: (always, only on SUCCESS).
+_OUTCOME_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "GetNextBrokerId": (("nextBrokerId",), ()),
+    "CreateTempFile": (("nextBrokerId",), ()),
+    "RegisterBrokerToController": ((), _MASTER_VIEW + ("syncStateSet",)),
+    "SendRegister": ((), _MASTER_VIEW + ("syncStateSet",)),
+    "GetReplicaInfo": ((), _MASTER_VIEW + ("syncStateSet",)),
+    "SyncReplicaInfo": ((), _MASTER_VIEW + ("syncStateSet",)),
+    "ElectMaster": (_MASTER_VIEW, ()),
+    "SendElectMaster": (_MASTER_VIEW, ()),
+    "ControllerElectScan": (_MASTER_VIEW, ()),
+    "AlterSyncStateSet": (("syncStateSetEpoch",), ()),
+    "SendAlterSyncStateSet": (("syncStateSetEpoch",), ()),
+}
+
+
+def check_code_str(value: Any) -> Any:
+    """A spec checkCode record ``{addr, ts}`` as the Python string ``"<addr>;<ts>"`` (``""`` for none);
+    anything else is returned unchanged."""
+    if isinstance(value, Mapping) and set(value) == {"addr", "ts"}:
+        return "" if value["ts"] == NO_CHECK_CODE_TS else f"{value['addr']};{value['ts']}"
+    return value
+
+
+def project_action(action: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's padded action record reduced to ``tag`` and the parameters of that tag."""
+    from .vocabulary import ACTIONS
+
+    tag = action["tag"]
+    params = ACTIONS.get(tag, {})
+    return {"tag": tag, **{k: check_code_str(action[k]) for k in params if k in action}}
+
+
+def project_outcome(tag: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's padded outcome record reduced to the fields the reference's outcome carries."""
+    always, on_success = _OUTCOME_FIELDS.get(tag, ((), ()))
+    keep = always + (on_success if outcome.get("code") == "SUCCESS" else ())
+    return {"code": outcome["code"], **{k: outcome[k] for k in keep if k in outcome}}
+
+
+def project_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A spec state (decoded ITF values: dicts, frozensets, tuples) in the reference vocabulary:
+    ``action``/``outcome`` unpadded, every checkCode record as its string."""
+    out: dict[str, Any] = dict(state)
+    if "replicas" in out:
+        out["replicas"] = {b: {"addr": r["addr"], "checkCode": check_code_str(r["checkCode"])} for b, r in out["replicas"].items()}
+    if "tempFile" in out:
+        out["tempFile"] = {p: {"brokerId": t["brokerId"], "checkCode": check_code_str(t["checkCode"])} for p, t in out["tempFile"].items()}
+    if "action" in out:
+        out["action"] = project_action(out["action"])
+        if "outcome" in out:
+            out["outcome"] = project_outcome(out["action"]["tag"], out["outcome"])
+    return out

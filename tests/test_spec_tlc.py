@@ -1,0 +1,152 @@
+"""The TLA+ spec model-checked with TLC: MC_small holds every invariant and action property, and
+deliberately broken copies of the spec are caught by the property they break (the properties have teeth).
+
+Needs ``TLA2TOOLS_JAR`` (path of tla2tools.jar) and ``java``; skipped, saying what was not checked, otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autoswitch.conformance.tlatools import OK, VIOLATION, find_tlc, run_tlc, tlc_missing_reason
+from autoswitch.reference import NotEnabled, Options, initial_system, step
+from autoswitch.reference.variables import variables
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+
+needs_tlc = pytest.mark.skipif(
+    find_tlc() is None,
+    reason=f"{tlc_missing_reason()}: spec/MC_small.cfg was NOT model-checked with TLC "
+    "(invariants, action properties, the broken-spec controls and the spec/reference cross-check unchecked)",
+)
+
+# (module, text in the spec, replacement, the property TLC must report)
+BROKEN = {
+    "apply-ignores-checkCode": (
+        "Controller.tla",
+        "ELSE IF c.replicas[id].checkCode = cc",
+        "ELSE IF TRUE",
+        "UniqueBrokerIds",
+    ),
+    "elect-keeps-old-set": (
+        "Controller.tla",
+        "!.syncStateSet = {winner},",
+        "!.syncStateSet = c.syncStateSet,",
+        "MasterInSyncStateSet",
+    ),
+    "failover-resets-epoch": (
+        "Controller.tla",
+        "Result([c EXCEPT !.alive = NoAlive], Out(OK))",
+        "Result([c EXCEPT !.alive = NoAlive, !.masterEpoch = 0], Out(OK))",
+        "EpochsMonotonic",
+    ),
+}
+
+
+@needs_tlc
+def test_mc_small_holds() -> None:
+    result = run_tlc(SPEC / "MC_small.tla", SPEC / "MC_small.cfg", workers=2, timeout=600)
+    assert result.verdict == OK, result.output[-3000:]
+    assert result.violated is None
+    assert result.distinct_states is not None and result.distinct_states > 0
+    assert result.states_generated is not None and result.states_generated >= result.distinct_states
+
+
+@needs_tlc
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_spec_is_caught(name: str, tmp_path: Path) -> None:
+    module, old, new, expected = BROKEN[name]
+    for f in SPEC.glob("*.tla"):
+        shutil.copy(f, tmp_path / f.name)
+    shutil.copy(SPEC / "MC_small.cfg", tmp_path / "MC_small.cfg")
+    text = (tmp_path / module).read_text()
+    assert text.count(old) == 1, f"the mutation anchor {old!r} is no longer in spec/{module}"
+    (tmp_path / module).write_text(text.replace(old, new))
+    result = run_tlc(tmp_path / "MC_small.tla", tmp_path / "MC_small.cfg", workers=2, timeout=600)
+    assert result.verdict == VIOLATION, result.output[-3000:]
+    assert result.violated == expected, result.output[-3000:]
+
+
+# --- the spec and the reference reach the same states ---------------------------------------------
+# A tiny version of MC_small (MaxEpoch 1, MaxClock 1): TLC's distinct-state count and search depth
+# must equal those of a breadth-first search of the reference model with the same parameters, the
+# same action parameter space (MC_small's Next) and the same state constraint.
+
+TINY = {"MaxEpoch": 1, "MaxClock": 1, "MaxNextBrokerId": 3}
+PROCESS_ADDRS = {"p1": ("a1",), "p2": ("a2", "a3")}  # MC_small's MC_Addrs
+BROKER_IDS = (1, 2)  # MC_small's MC_BrokerIds
+
+
+def _freeze(x: Any) -> Any:
+    if isinstance(x, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in x.items()))
+    if isinstance(x, set | frozenset):
+        return tuple(sorted(_freeze(v) for v in x))
+    return x
+
+
+def _mc_small_actions() -> list[dict[str, Any]]:
+    subsets = [frozenset(c) for r in range(len(BROKER_IDS) + 1) for c in itertools.combinations(BROKER_IDS, r)]
+    actions: list[dict[str, Any]] = []
+    for p, addrs in PROCESS_ADDRS.items():
+        for tag in ("LoadMetaFile", "LoadTempFile", "CreateTempFile", "AbandonTempFile", "WriteMetaFile",
+                    "DeleteTempFile", "SyncReplicaInfo", "SendHeartbeat", "Crash"):
+            actions.append({"tag": tag, "process": p})
+        for tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster"):
+            actions += [{"tag": tag, "process": p, "lost": lost} for lost in (False, True)]
+        actions += [{"tag": "SendAlterSyncStateSet", "process": p, "newSyncStateSet": s, "lost": lost}
+                    for s in subsets for lost in (False, True)]
+        actions += [{"tag": "Restart", "process": p, "addr": a} for a in addrs]
+    actions.append({"tag": "ControllerElectScan"})
+    actions += [{"tag": "ElectMaster", "trigger": "admin", "brokerId": i} for i in BROKER_IDS]
+    actions += [{"tag": "HeartbeatExpire", "brokerId": i} for i in BROKER_IDS]
+    actions.append({"tag": "ControllerFailover"})
+    return actions
+
+
+def _reference_bfs(bounds: dict[str, int]) -> tuple[int, int]:
+    """(distinct states, depth) of the reference model explored like TLC explores MC_small."""
+    opts = Options()
+
+    def in_model(s: Any) -> bool:
+        c = s.controller
+        return (c.master_epoch <= bounds["MaxEpoch"] and c.sync_state_set_epoch <= bounds["MaxEpoch"]
+                and s.clock <= bounds["MaxClock"] and c.next_broker_id <= bounds["MaxNextBrokerId"])
+
+    actions = _mc_small_actions()
+    frontier = [initial_system({"p1": "a1", "p2": a}) for a in PROCESS_ADDRS["p2"]]
+    seen = {_freeze(variables(s)) for s in frontier}
+    depth = 1
+    while frontier:
+        successors = []
+        for s in frontier:
+            for action in actions:
+                try:
+                    w, _ = step(s, action, opts)
+                except NotEnabled:
+                    continue
+                k = _freeze(variables(w))
+                if in_model(w) and k not in seen:
+                    seen.add(k)
+                    successors.append(w)
+        frontier = successors
+        depth += bool(successors)
+    return len(seen), depth
+
+
+@needs_tlc
+def test_spec_and_reference_reach_the_same_states(tmp_path: Path) -> None:
+    cfg = (SPEC / "MC_small.cfg").read_text()
+    for name, value in TINY.items():
+        cfg, n = re.subn(rf"{name} = \d+", f"{name} = {value}", cfg)
+        assert n == 1, f"{name} not set in spec/MC_small.cfg"
+    (tmp_path / "MC_tiny.cfg").write_text(cfg)
+    result = run_tlc(SPEC / "MC_small.tla", tmp_path / "MC_tiny.cfg", workers=1, timeout=300)
+    assert result.verdict == OK, result.output[-3000:]
+    assert (result.distinct_states, result.depth) == _reference_bfs(TINY)
