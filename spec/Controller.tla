@@ -96,9 +96,9 @@ CONTROLLER_BROKER_ID_INVALID == "CONTROLLER_BROKER_ID_INVALID"
 \* The state of an unknown broker set, keeping a liveness table: liveness is
 \* soft state of the controller leader and does not belong to the set.
 \* @type: (Int -> $liveInfo) => $ctl;
-EmptyCtl(alive) ==
+EmptyCtl(liveness) ==
     [replicas |-> NoReplicas, nextBrokerId |-> 1, masterId |-> NoMaster, masterEpoch |-> 0,
-     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> alive]
+     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> liveness]
 
 \* @type: $ctl => Bool;
 Known(c) == DOMAIN c.replicas # {}
