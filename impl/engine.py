@@ -75,33 +75,6 @@ class ImplSystem:
             self._processes[name] = BrokerProcess(
                 name, config, disk, address, self._client, self._clock, self._record_master
             )
-        self._steps: dict[str, Callable[[Mapping[str, Any]], Outcome]] = {
-            "GetNextBrokerId": self._get_next_broker_id,
-            "ApplyBrokerId": self._apply_broker_id,
-            "RegisterBrokerToController": self._register_broker,
-            "ElectMaster": self._elect_master,
-            "AlterSyncStateSet": self._alter_sync_state_set,
-            "GetReplicaInfo": self._get_replica_info,
-            "BrokerHeartbeat": self._broker_heartbeat,
-            "HeartbeatExpire": self._heartbeat_expire,
-            "ControllerFailover": self._controller_failover,
-            "CleanBrokerData": self._clean_broker_data,
-            "ControllerElectScan": self._controller_elect_scan,
-            "LoadMetaFile": self._process_step(ReplicasManager.load_meta_file, False, False),
-            "LoadTempFile": self._process_step(ReplicasManager.load_temp_file, False, False),
-            "CreateTempFile": self._process_step(ReplicasManager.create_temp_file, True, False),
-            "SendApplyBrokerId": self._process_step(ReplicasManager.send_apply_broker_id, True, True),
-            "AbandonTempFile": self._process_step(ReplicasManager.abandon_temp_file, False, False),
-            "WriteMetaFile": self._process_step(ReplicasManager.write_meta_file, False, False),
-            "DeleteTempFile": self._process_step(ReplicasManager.delete_temp_file, False, False),
-            "SendRegister": self._process_step(ReplicasManager.send_register, True, True),
-            "SendElectMaster": self._process_step(ReplicasManager.send_elect_master, True, True),
-            "SyncReplicaInfo": self._process_step(ReplicasManager.sync_replica_info, True, False),
-            "SendHeartbeat": self._process_step(ReplicasManager.send_heartbeat, True, False),
-            "SendAlterSyncStateSet": self._send_alter_sync_state_set,
-            "Crash": self._crash,
-            "Restart": self._restart,
-        }
 
     def _record_master(self, process: str, master_epoch: int) -> None:
         """Ghost variable: which process acted as master in which master epoch."""
@@ -109,10 +82,10 @@ class ImplSystem:
 
     def step(self, action: Mapping[str, Any]) -> Outcome:
         """Apply one action record; raises ``NotEnabled`` if it is not enabled in this state."""
-        run = self._steps.get(action["tag"])
+        run = _STEPS.get(action["tag"])
         if run is None:
             raise NotEnabled(f"unknown action tag {action['tag']!r}")
-        return run(action)
+        return run(self, action)
 
     # ---- controller-level actions -------------------------------------------------------------------
 
@@ -186,28 +159,6 @@ class ImplSystem:
         if manager is None:
             raise NotEnabled(f"{process} is DOWN")
         return manager
-
-    def _process_step(
-        self, method: Callable[[ReplicasManager], None], calls_controller: bool, lossy: bool
-    ) -> Callable[[Mapping[str, Any]], Outcome]:
-        """The step of a ReplicasManager action. Its outcome is the controller's response when it sends a
-        request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response."""
-        running = self._running
-        client = self._client
-
-        def run(a: Mapping[str, Any]) -> Outcome:
-            manager = running(a["process"])
-            if lossy:
-                client.lose_next_response = a["lost"]
-                try:
-                    method(manager)
-                finally:
-                    client.lose_next_response = False
-            else:
-                method(manager)
-            return _outcome(client.last_response) if calls_controller else {"code": "OK"}
-
-        return run
 
     def _send_alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         manager = self._running(a["process"])
@@ -288,3 +239,60 @@ class ImplSystem:
             "clock": self._clock.now,
             "masterHistory": frozenset(self._master_history),
         }
+
+def _process_step(
+    method: Callable[[ReplicasManager], None], calls_controller: bool, lossy: bool
+) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
+    """The step of a ReplicasManager action. Its outcome is the controller's response when it sends a
+    request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response."""
+
+    def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
+        process = a["process"]
+        broker = system._processes.get(process)
+        if broker is None:
+            raise NotEnabled(f"unknown process {process!r}")
+        manager = broker.replicas_manager
+        if manager is None:
+            raise NotEnabled(f"{process} is DOWN")
+        client = system._client
+        if lossy:
+            client.lose_next_response = a["lost"]
+            try:
+                method(manager)
+            finally:
+                client.lose_next_response = False
+        else:
+            method(manager)
+        return _outcome(client.last_response) if calls_controller else {"code": "OK"}
+
+    return run
+
+
+# tag -> the step, called with the system and the action record (built once, not per system)
+_STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
+    "GetNextBrokerId": ImplSystem._get_next_broker_id,
+    "ApplyBrokerId": ImplSystem._apply_broker_id,
+    "RegisterBrokerToController": ImplSystem._register_broker,
+    "ElectMaster": ImplSystem._elect_master,
+    "AlterSyncStateSet": ImplSystem._alter_sync_state_set,
+    "GetReplicaInfo": ImplSystem._get_replica_info,
+    "BrokerHeartbeat": ImplSystem._broker_heartbeat,
+    "HeartbeatExpire": ImplSystem._heartbeat_expire,
+    "ControllerFailover": ImplSystem._controller_failover,
+    "CleanBrokerData": ImplSystem._clean_broker_data,
+    "ControllerElectScan": ImplSystem._controller_elect_scan,
+    "LoadMetaFile": _process_step(ReplicasManager.load_meta_file, False, False),
+    "LoadTempFile": _process_step(ReplicasManager.load_temp_file, False, False),
+    "CreateTempFile": _process_step(ReplicasManager.create_temp_file, True, False),
+    "SendApplyBrokerId": _process_step(ReplicasManager.send_apply_broker_id, True, True),
+    "AbandonTempFile": _process_step(ReplicasManager.abandon_temp_file, False, False),
+    "WriteMetaFile": _process_step(ReplicasManager.write_meta_file, False, False),
+    "DeleteTempFile": _process_step(ReplicasManager.delete_temp_file, False, False),
+    "SendRegister": _process_step(ReplicasManager.send_register, True, True),
+    "SendElectMaster": _process_step(ReplicasManager.send_elect_master, True, True),
+    "SyncReplicaInfo": _process_step(ReplicasManager.sync_replica_info, True, False),
+    "SendHeartbeat": _process_step(ReplicasManager.send_heartbeat, True, False),
+    "SendAlterSyncStateSet": ImplSystem._send_alter_sync_state_set,
+    "Crash": ImplSystem._crash,
+    "Restart": ImplSystem._restart,
+}

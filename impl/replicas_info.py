@@ -124,19 +124,12 @@ def _master_header(replica: BrokerReplicaInfo, sync: SyncStateInfo) -> Mapping[s
 class ReplicasInfoManager:
     """Replica and sync-state tables of every broker set, the handlers that read them and the event appliers."""
 
-    __slots__ = ("replica_info_table", "sync_state_set_info_table", "_enable_elect_unclean_master", "_appliers")
+    __slots__ = ("replica_info_table", "sync_state_set_info_table", "_enable_elect_unclean_master")
 
     def __init__(self, enable_elect_unclean_master: bool = False) -> None:
         self.replica_info_table: dict[str, BrokerReplicaInfo] = {}
         self.sync_state_set_info_table: dict[str, SyncStateInfo] = {}
         self._enable_elect_unclean_master = enable_elect_unclean_master
-        self._appliers: dict[type, Callable[[Any], None]] = {
-            ApplyBrokerIdEvent: self._apply_broker_id_event,
-            UpdateBrokerAddressEvent: self._update_broker_address_event,
-            ElectMasterEvent: self._elect_master_event,
-            AlterSyncStateSetEvent: self._alter_sync_state_set_event,
-            CleanBrokerDataEvent: self._clean_broker_data_event,
-        }
 
     # ---- request handlers: compute (response, events), mutate nothing -------------------------------
 
@@ -286,7 +279,7 @@ class ReplicasInfoManager:
 
     def apply_event(self, event: Event) -> None:
         """Apply one committed event (RocketMQ ``ReplicasInfoManager.applyEvent``)."""
-        self._appliers[event.__class__](event)
+        _APPLIERS[event.__class__](self, event)
 
     def _apply_broker_id_event(self, event: ApplyBrokerIdEvent) -> None:
         name = event.broker_name
@@ -341,3 +334,13 @@ class ReplicasInfoManager:
         sync.sync_state_set = sync.sync_state_set - ids
         if sync.master_broker_id in ids:
             sync.master_broker_id = NO_MASTER_ID
+
+
+# event class -> its applier (RocketMQ switches on the event type)
+_APPLIERS: dict[type, Callable[[ReplicasInfoManager, Any], None]] = {
+    ApplyBrokerIdEvent: ReplicasInfoManager._apply_broker_id_event,
+    UpdateBrokerAddressEvent: ReplicasInfoManager._update_broker_address_event,
+    ElectMasterEvent: ReplicasInfoManager._elect_master_event,
+    AlterSyncStateSetEvent: ReplicasInfoManager._alter_sync_state_set_event,
+    CleanBrokerDataEvent: ReplicasInfoManager._clean_broker_data_event,
+}
