@@ -74,13 +74,22 @@ def test_broken_spec_is_caught(name: str, tmp_path: Path) -> None:
 
 
 # --- the spec and the reference reach the same states ---------------------------------------------
-# A tiny version of MC_small (MaxEpoch 1, MaxClock 1): TLC's distinct-state count and search depth
-# must equal those of a breadth-first search of the reference model with the same parameters, the
-# same action parameter space (MC_small's Next) and the same state constraint.
+# A small model (MC_tiny, written by the test: MC_small with one address for p2 and MaxEpoch 2): TLC's
+# distinct-state count and search depth must equal those of a breadth-first search of the reference
+# model with the same constants, the same action parameter space (Next) and the same state
+# constraint, with and without unclean election.
 
-TINY = {"MaxEpoch": 1, "MaxClock": 1, "MaxNextBrokerId": 3}
-PROCESS_ADDRS = {"p1": ("a1",), "p2": ("a2", "a3")}  # MC_small's MC_Addrs
-BROKER_IDS = (1, 2)  # MC_small's MC_BrokerIds
+PROCESS_ADDRS = {"p1": ("a1",), "p2": ("a2",)}
+BROKER_IDS = (1, 2)
+TINY_BOUNDS = {"MaxEpoch": 2, "MaxClock": 2, "MaxNextBrokerId": 3}
+MC_TINY = """---- MODULE MC_tiny ----
+EXTENDS AutoSwitch
+MC_Processes == {"p1", "p2"}
+MC_Addrs == [p \\in MC_Processes |-> IF p = "p1" THEN {"a1"} ELSE {"a2"}]
+MC_BrokerIds == 1..2
+MC_View == modelVars
+====
+"""
 
 
 def _freeze(x: Any) -> Any:
@@ -91,7 +100,8 @@ def _freeze(x: Any) -> Any:
     return x
 
 
-def _mc_small_actions() -> list[dict[str, Any]]:
+def _next_actions() -> list[dict[str, Any]]:
+    """Every action record of AutoSwitch's Next for PROCESS_ADDRS and BROKER_IDS (no CleanBrokerData)."""
     subsets = [frozenset(c) for r in range(len(BROKER_IDS) + 1) for c in itertools.combinations(BROKER_IDS, r)]
     actions: list[dict[str, Any]] = []
     for p, addrs in PROCESS_ADDRS.items():
@@ -110,17 +120,17 @@ def _mc_small_actions() -> list[dict[str, Any]]:
     return actions
 
 
-def _reference_bfs(bounds: dict[str, int]) -> tuple[int, int]:
-    """(distinct states, depth) of the reference model explored like TLC explores MC_small."""
-    opts = Options()
+def _reference_bfs(bounds: dict[str, int], unclean: bool) -> tuple[int, int]:
+    """(distinct states, depth) of the reference model, explored the way TLC explores the spec."""
+    opts = Options(enable_elect_unclean_master=unclean)
 
     def in_model(s: Any) -> bool:
         c = s.controller
         return (c.master_epoch <= bounds["MaxEpoch"] and c.sync_state_set_epoch <= bounds["MaxEpoch"]
                 and s.clock <= bounds["MaxClock"] and c.next_broker_id <= bounds["MaxNextBrokerId"])
 
-    actions = _mc_small_actions()
-    frontier = [initial_system({"p1": "a1", "p2": a}) for a in PROCESS_ADDRS["p2"]]
+    actions = _next_actions()
+    frontier = [initial_system({p: addrs[0] for p, addrs in PROCESS_ADDRS.items()})]
     seen = {_freeze(variables(s)) for s in frontier}
     depth = 1
     while frontier:
@@ -141,12 +151,17 @@ def _reference_bfs(bounds: dict[str, int]) -> tuple[int, int]:
 
 
 @needs_tlc
-def test_spec_and_reference_reach_the_same_states(tmp_path: Path) -> None:
+@pytest.mark.parametrize("unclean", [False, True], ids=["clean-election", "unclean-election"])
+def test_spec_and_reference_reach_the_same_states(unclean: bool, tmp_path: Path) -> None:
     cfg = (SPEC / "MC_small.cfg").read_text()
-    for name, value in TINY.items():
-        cfg, n = re.subn(rf"{name} = \d+", f"{name} = {value}", cfg)
+    settings = {**TINY_BOUNDS, "EnableElectUncleanMaster": "TRUE" if unclean else "FALSE"}
+    for name, value in settings.items():
+        cfg, n = re.subn(rf"{name} = \w+", f"{name} = {value}", cfg)
         assert n == 1, f"{name} not set in spec/MC_small.cfg"
+    for f in SPEC.glob("*.tla"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "MC_tiny.tla").write_text(MC_TINY)
     (tmp_path / "MC_tiny.cfg").write_text(cfg)
-    result = run_tlc(SPEC / "MC_small.tla", tmp_path / "MC_tiny.cfg", workers=1, timeout=300)
+    result = run_tlc(tmp_path / "MC_tiny.tla", tmp_path / "MC_tiny.cfg", workers=2, timeout=300)
     assert result.verdict == OK, result.output[-3000:]
-    assert (result.distinct_states, result.depth) == _reference_bfs(TINY)
+    assert (result.distinct_states, result.depth) == _reference_bfs(TINY_BOUNDS, unclean)
