@@ -145,6 +145,8 @@ class ReplicasInfoManager:
         replica = self.replica_info_table.get(request.broker_name)
         broker_id = request.applied_broker_id
         check_code = request.register_check_code
+        if broker_id < FIRST_BROKER_ID:  # ids start at 1 (a model refinement: RocketMQ has no range check)
+            return _BROKER_ID_INVALID, NO_EVENTS
         if replica is None:
             if broker_id != FIRST_BROKER_ID:
                 return _BROKER_ID_INVALID, NO_EVENTS

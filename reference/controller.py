@@ -37,8 +37,11 @@ def get_next_broker_id(c: Controller) -> tuple[Controller, Outcome]:
 
 def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Controller, Outcome]:
     """ApplyBrokerId: an unknown set accepts only id 1 and is created with an empty sync state; a known
-    set accepts a free id (counting it in nextBrokerId) or the same (id, checkCode) again (no change)."""
+    set accepts a free id (counting it in nextBrokerId) or the same (id, checkCode) again (no change).
+    Ids start at 1: an id below 1 is refused (refinement: the code has no range check)."""
     entry = Replica(addr_of_check_code(check_code), check_code)
+    if broker_id < 1:
+        return c, _outcome(codes.CONTROLLER_BROKER_ID_INVALID)
     if not c.known:
         if broker_id != 1:
             return c, _outcome(codes.CONTROLLER_BROKER_ID_INVALID)
