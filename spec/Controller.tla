@@ -145,7 +145,9 @@ CtlGetNextBrokerId(c) == Result(c, [Out(SUCCESS) EXCEPT !.nextBrokerId = c.nextB
 \* @type: ($ctl, Int, $checkCode) => $result;
 CtlApplyBrokerId(c, id, cc) ==
     LET entry == [addr |-> cc.addr, checkCode |-> cc] IN
-    IF ~Known(c)
+    IF id < 1  \* ids start at 1 (refinement: the code has no range check)
+    THEN Result(c, Out(CONTROLLER_BROKER_ID_INVALID))
+    ELSE IF ~Known(c)
     THEN IF id # 1
          THEN Result(c, Out(CONTROLLER_BROKER_ID_INVALID))
          ELSE Result([EmptyCtl(c.alive) EXCEPT !.replicas = [b \in {1} |-> entry], !.nextBrokerId = 2],
