@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from autoswitch.reference import Options
+
 from .engines import Config
 from .itf import write_trace
 
@@ -22,7 +24,7 @@ class Scenario:
 
     def __init__(self, name: str, about: str, processes: dict[str, str] | None = None, unclean: bool = False, **init: Any):
         self.name, self.about = name, about
-        self.config = Config(processes or {}, unclean)
+        self.config = Config(processes or {}, Options(enable_elect_unclean_master=unclean))
         self.states: list[dict[str, Any]] = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **init}]
         self.expect: dict[str, Any] | None = None
 

@@ -42,7 +42,19 @@ PROCESS_ACTIONS: dict[str, dict[str, str]] = {
     "Restart": {"process": STR, "addr": STR},
 }
 
-ACTIONS = {"Init": {}, **CONTROLLER_ACTIONS, **PROCESS_ACTIONS}
+DATA_ACTIONS: dict[str, dict[str, str]] = {
+    "Write": {"process": STR},
+    "Handshake": {"process": STR},
+    "Transfer": {"process": STR},
+    "Ack": {"process": STR},
+    "Expand": {"process": STR, "brokerId": INT, "lost": BOOL},
+    "Shrink": {"process": STR, "brokerId": INT, "lost": BOOL},
+    "AlterArrives": {"process": STR},
+    "Flush": {"process": STR},
+    "Consume": {"process": STR},
+}
+
+ACTIONS = {"Init": {}, **CONTROLLER_ACTIONS, **PROCESS_ACTIONS, **DATA_ACTIONS}
 TRIGGERS = ("broker", "controller", "admin")
 STATE_FIELDS = ("action", "outcome") + SYSTEM_VARS
 

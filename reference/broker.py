@@ -12,12 +12,16 @@ from __future__ import annotations
 from attrs import evolve
 from frozendict import frozendict
 
-from . import codes
+from . import codes, epochs
 from . import controller as ctl
+from .acks import settle_master
 from .precondition import require
 from .state import (
     APPLY_FAILED,
     DOWN,
+    HA_NONE,
+    HA_READY,
+    HA_TRANSFER,
     ID_APPLIED,
     INITIAL,
     MASTER,
@@ -50,17 +54,38 @@ def _put(s: System, p: str, proc: Process, **changes) -> System:
     return evolve(s, procs=s.procs.set(p, proc), **changes)
 
 
-def _adopt_role(s: System, p: str, outcome: frozendict) -> System:
+def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
     """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
-    local one. Becoming master records (epoch, process) in the ghost history."""
+    local one. Either way the process follows the named master and drops its HA connections.
+    changeToMaster appends (epoch, LEO) to the epoch file (refused unless both grow), adopts the answer's
+    syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
+    history. changeToSlave leaves the slave READY to hand-shake with the new master."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
     if master_id == NO_MASTER or epoch <= proc.local_master_epoch:
         return s
-    role = MASTER if master_id == proc.broker_id else SLAVE
-    proc = evolve(proc, role=role, local_master_epoch=epoch, local_sync_state_set_epoch=outcome["syncStateSetEpoch"])
-    history = s.master_history | {(epoch, p)} if role == MASTER else s.master_history
-    return _put(s, p, proc, master_history=history)
+    common = dict(local_master_epoch=epoch, local_sync_state_set_epoch=outcome["syncStateSetEpoch"], local_master_id=master_id,
+                  acks=frozendict(), pending_alter=None)
+    s = _drop_connections_to(s, proc.meta_file)
+    if master_id != proc.broker_id:
+        return _put(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
+    members = outcome.get("syncStateSet", frozenset({master_id}))
+    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
+    return settle_master(_put(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+
+
+def _drop_connections_to(s: System, broker_id: int) -> System:
+    """The HA connections of ``broker_id`` break (it crashed or changed role): its slaves go back to
+    READY and masters forget its ack."""
+    if broker_id == NO_ID:
+        return s
+    procs = s.procs
+    for q, x in s.procs.items():
+        if x.ha_state == HA_TRANSFER and x.local_master_id == broker_id:
+            procs = procs.set(q, evolve(x, ha_state=HA_READY))
+        elif broker_id in x.acks:
+            procs = procs.set(q, evolve(x, acks=x.acks.delete(broker_id)))
+    return evolve(s, procs=procs)
 
 
 def load_meta_file(s: System, p: str) -> tuple[System, frozendict]:
@@ -113,7 +138,7 @@ def delete_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     return _put(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
 
 
-def send_register(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
+def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendRegister: RegisterBrokerToController(id, current addr). SUCCESS heard -> REGISTERED and the role
     of a live master in the answer is adopted; otherwise the process stays META_DONE and retries."""
     proc = _proc(s, p, META_DONE)
@@ -122,7 +147,7 @@ def send_register(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
     if answer["code"] != codes.SUCCESS or lost:
         return s, answer
     s = _put(s, p, evolve(proc, reg_state=REGISTERED))
-    return _adopt_role(s, p, answer), answer
+    return _adopt_role(s, p, answer, opts), answer
 
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
@@ -131,17 +156,18 @@ def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[Sys
     proc = _proc(s, p, REGISTERED)
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
-    return (s if lost else _adopt_role(s, p, answer)), answer
+    return (s if lost else _adopt_role(s, p, answer, opts)), answer
 
 
-def sync_replica_info(s: System, p: str) -> tuple[System, frozendict]:
+def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
-    Adopts a newer master epoch; a master also learns a newer syncStateSet epoch of its own epoch."""
+    Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
+    master epoch."""
     proc = _proc(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
         return s, answer
-    s = _adopt_role(s, p, answer)
+    s = _adopt_role(s, p, answer, opts)
     proc = s.procs[p]
     if (
         proc.role == MASTER
@@ -149,21 +175,23 @@ def sync_replica_info(s: System, p: str) -> tuple[System, frozendict]:
         and answer["masterEpoch"] == proc.local_master_epoch
         and answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch
     ):
-        s = _put(s, p, evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"]))
+        proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
+        s = settle_master(_put(s, p, proc), p, opts)
     return s, answer
 
 
 def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
-    """SendHeartbeat: BrokerHeartbeat(id, local master epoch, maxOffset 0, priority 0) - the controller-only
-    model has no log, so the reported offset is 0."""
+    """SendHeartbeat: BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0), what the
+    election ranks by."""
     proc = _proc(s, p, REGISTERED)
-    c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, proc.local_master_epoch, 0, 0)
+    c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epochs.last_epoch(proc.epochs), proc.leo, 0)
     return evolve(s, controller=c), answer
 
 
-def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: bool) -> tuple[System, frozendict]:
-    """SendAlterSyncStateSet: the master proposes a set with its local epochs (possibly stale); a heard
-    SUCCESS updates its local syncStateSet epoch."""
+def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: bool, opts: Options) -> tuple[System, frozendict]:
+    """SendAlterSyncStateSet: the master proposes any set with its local epochs (possibly stale), request
+    and answer in one step; a heard SUCCESS updates its local syncStateSet and epoch. (The data path's
+    Expand/Shrink send the request and receive the answer in two steps.)"""
     proc = _proc(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")
     c, answer = ctl.alter_sync_state_set(
@@ -171,14 +199,21 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     )
     s = evolve(s, controller=c)
     if answer["code"] == codes.SUCCESS and not lost:
-        s = _put(s, p, evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"]))
+        proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=new_set)
+        s = settle_master(_put(s, p, proc), p, opts)
     return s, answer
 
 
 def crash(s: System, p: str) -> tuple[System, frozendict]:
-    """Crash: volatile state is lost; the identity files survive."""
+    """Crash: volatile state is lost and the process's HA connections break. The identity files survive;
+    the log keeps its flushed prefix (all of it with synchronous flush), the epoch file drops the entries
+    starting at or beyond the recovered LEO, and the confirmOffset checkpoint is clamped to it."""
     proc = _proc(s, p, *_UP_STATES)
-    return _put(s, p, Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, reg_state=DOWN)), OK
+    log = proc.log[: proc.flushed]
+    down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
+                   epochs=epochs.truncate_suffix(proc.epochs, len(log)), confirm_offset=min(proc.confirm_offset, len(log)),
+                   reg_state=DOWN)
+    return _put(_drop_connections_to(s, proc.meta_file), p, down), OK
 
 
 def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:

@@ -11,13 +11,16 @@ from typing import Any
 
 from attrs import frozen
 
+from . import epochs
 from .state import DOWN, NO_ID, NO_MASTER
 
 Vars = Mapping[str, Any]
 
 CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch", "alive")
 PROCESS_VARS = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
-SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory")
+DATA_VARS = ("log", "flushed", "epochFile", "confirmOffset", "localMasterId", "localSyncStateSet", "haState", "acks",
+             "pendingAlter", "nextMsg", "acked", "seen")
+SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory") + DATA_VARS
 
 REG_STATES = {"DOWN", "INITIAL", "TEMP_DONE", "APPLY_FAILED", "ID_APPLIED", "META_WRITTEN", "META_DONE", "REGISTERED"}
 ROLES = {"NONE", "MASTER", "SLAVE"}
@@ -78,12 +81,59 @@ def _at_most_one_master_per_epoch(v: Vars) -> bool:
     return True
 
 
+def _epoch_files_well_formed(v: Vars) -> bool:
+    return all(epochs.well_formed(tuple(v["epochFile"][p]), len(log)) for p, log in v["log"].items())
+
+
+def _log_matching(v: Vars) -> bool:
+    """Two logs holding the same [msg, epoch] at an offset agree on every earlier offset; no message
+    stands at two offsets."""
+    logs = list(v["log"].values())
+    where: dict[int, int] = {}
+    for log in logs:
+        for offset, (msg, _) in enumerate(log):
+            if where.setdefault(msg, offset) != offset:
+                return False
+    for i, a in enumerate(logs):
+        for b in logs[i + 1:]:
+            shared = [o for o in range(min(len(a), len(b))) if a[o] == b[o]]
+            if shared and a[: shared[-1]] != b[: shared[-1]]:
+                return False
+    return True
+
+
+def _messages(v: Vars, broker_id: int) -> frozenset[int] | None:
+    """The messages in the log of the process holding ``broker_id``, or None if none holds it."""
+    p = next((p for p, i in v["metaFile"].items() if i == broker_id and i != NO_ID), None)
+    return None if p is None else frozenset(msg for msg, _ in v["log"][p])
+
+
+def _no_acked_message_lost(v: Vars) -> bool:
+    """Every acked message is in the log of every member of the controller's syncStateSet and of the master."""
+    holders = set(v["syncStateSet"]) | ({v["masterId"]} if v["masterId"] != NO_MASTER else set())
+    return all((msgs := _messages(v, b)) is None or v["acked"] <= msgs for b in holders)
+
+
+def _no_phantom_read(v: Vars) -> bool:
+    """A message a consumer has seen is in the controller's master's log."""
+    if v["masterId"] == NO_MASTER:
+        return True
+    msgs = _messages(v, v["masterId"])
+    return msgs is None or v["seen"] <= msgs
+
+
 STATE_INVARIANTS = (
     StateInvariant("TypeOK", CONTROLLER_VARS, _type_ok),
     StateInvariant("MasterInSyncStateSet", ("masterId", "syncStateSet"), lambda v: v["masterId"] == NO_MASTER or v["masterId"] in v["syncStateSet"]),
     StateInvariant("SyncStateSetRegistered", ("syncStateSet", "replicas"), lambda v: all(b in v["replicas"] for b in v["syncStateSet"])),
     StateInvariant("UniqueBrokerIds", ("metaFile",), _unique_broker_ids),
     StateInvariant("AtMostOneMasterPerEpoch", ("masterHistory",), _at_most_one_master_per_epoch),
+    StateInvariant("EpochFileWellFormed", ("epochFile", "log"), _epoch_files_well_formed),
+    StateInvariant("LogMatching", ("log",), _log_matching),
+    StateInvariant("NoAckedMessageLost", ("acked", "log", "metaFile", "syncStateSet", "masterId"), _no_acked_message_lost),
+    StateInvariant("NoPhantomRead", ("seen", "log", "metaFile", "masterId"), _no_phantom_read),
+    StateInvariant("ConfirmOffsetBound", ("confirmOffset", "log"),
+                   lambda v: all(c <= len(v["log"][p]) for p, c in v["confirmOffset"].items())),
 )
 
 

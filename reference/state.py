@@ -27,6 +27,14 @@ NONE = "NONE"
 MASTER = "MASTER"
 SLAVE = "SLAVE"
 
+# HA connection state of a slave (MODEL.md §4): READY until the handshake truncated its log, then
+# TRANSFER; NONE for a process that is not a slave. The handshake exchange is one atomic step.
+HA_NONE = "NONE"
+HA_READY = "READY"
+HA_TRANSFER = "TRANSFER"
+
+Entries = tuple[tuple[int, int], ...]  # a log: (msg, epoch); an epoch file: (epoch, startOffset)
+
 
 @frozen
 class Replica:
@@ -71,16 +79,39 @@ class TempFile:
 
 
 @frozen
+class PendingAlter:
+    """A master's AlterSyncStateSet whose answer has not reached it yet (MODEL.md §5, RocketMQ #5663)."""
+
+    new_set: frozenset[int]
+    code: str
+    sync_state_set_epoch: int
+
+
+@frozen
 class Process:
-    """One broker process. ``meta_file`` and ``temp_file`` are on disk; the rest is volatile."""
+    """One broker process. The identity files, the log with its flushed prefix, the epoch file and the
+    confirmOffset checkpoint are on disk; the rest is volatile and lost by a crash."""
 
     addr: str
     meta_file: int = NO_ID
     temp_file: TempFile | None = None
+    log: Entries = ()
+    flushed: int = 0
+    epochs: Entries = ()
+    confirm_offset: int = 0
     reg_state: str = INITIAL
     role: str = NONE
     local_master_epoch: int = 0
     local_sync_state_set_epoch: int = 0
+    local_master_id: int = NO_MASTER
+    local_sync_state_set: frozenset[int] = frozenset()
+    ha_state: str = HA_NONE
+    acks: frozendict[int, int] = field(factory=frozendict)  # master: slave id -> acked offset (key = connected)
+    pending_alter: PendingAlter | None = None
+
+    @property
+    def leo(self) -> int:
+        return len(self.log)
 
     @property
     def up(self) -> bool:
@@ -101,7 +132,14 @@ class System:
     controller: Controller = field(factory=Controller)
     procs: frozendict[str, Process] = field(factory=frozendict)
     clock: int = 0  # timestamp source for fresh checkCodes
+    next_msg: int = 1  # source of unique message ids
     master_history: frozenset[tuple[int, str]] = frozenset()  # ghost: (masterEpoch, process) pairs
+    acked: frozenset[int] = frozenset()  # ghost: messages acknowledged to producers
+    seen: frozenset[int] = frozenset()  # ghost: messages consumers have read
+
+    def process_of(self, broker_id: int) -> str | None:
+        """The process whose meta file holds ``broker_id`` (unique while UniqueBrokerIds holds)."""
+        return next((p for p, x in self.procs.items() if x.meta_file == broker_id and broker_id != NO_ID), None)
 
 
 def initial_system(processes: dict[str, str] | None = None) -> System:
@@ -110,8 +148,20 @@ def initial_system(processes: dict[str, str] | None = None) -> System:
     return System(procs=procs)
 
 
+POLICIES = ("rocketmq", "hw", "kip101", "kip279")
+
+
 @frozen
 class Options:
-    """Model options of MODEL.md §3 that the controller and broker actions read."""
+    """Model options of MODEL.md §3-§5. The defaults are the safe settings: RocketMQ's truncation,
+    acks from the whole syncStateSet, no unclean election, synchronous flush, both fixes on."""
 
     enable_elect_unclean_master: bool = False
+    policy: str = "rocketmq"
+    all_ack_in_sync_state_set: bool = True
+    min_in_sync_replicas: int = 1
+    in_sync_replicas: int = 1
+    async_flush: bool = False
+    async_learners: frozenset[str] = frozenset()
+    union_ack_fix: bool = True  # RocketMQ #5663: count acks against local ∪ proposed set while an alter is in flight
+    confirm_freeze_fix: bool = True  # RocketMQ #6662: freeze confirmOffset while a set member has no connection

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from attrs import evolve
 from frozendict import frozendict
 
-from . import broker
+from . import broker, replication
 from . import controller as ctl
 from .precondition import require
 from .state import Options, System
@@ -57,15 +57,24 @@ _STEPS: dict[str, Callable[[System, Mapping[str, Any], Options], tuple[System, f
     "AbandonTempFile": lambda s, a, o: broker.abandon_temp_file(s, a["process"]),
     "WriteMetaFile": lambda s, a, o: broker.write_meta_file(s, a["process"]),
     "DeleteTempFile": lambda s, a, o: broker.delete_temp_file(s, a["process"]),
-    "SendRegister": lambda s, a, o: broker.send_register(s, a["process"], a["lost"]),
+    "SendRegister": lambda s, a, o: broker.send_register(s, a["process"], a["lost"], o),
     "SendElectMaster": lambda s, a, o: broker.send_elect_master(s, a["process"], a["lost"], o),
-    "SyncReplicaInfo": lambda s, a, o: broker.sync_replica_info(s, a["process"]),
+    "SyncReplicaInfo": lambda s, a, o: broker.sync_replica_info(s, a["process"], o),
     "SendHeartbeat": lambda s, a, o: broker.send_heartbeat(s, a["process"]),
     "SendAlterSyncStateSet": lambda s, a, o: broker.send_alter_sync_state_set(
-        s, a["process"], frozenset(a["newSyncStateSet"]), a["lost"]
+        s, a["process"], frozenset(a["newSyncStateSet"]), a["lost"], o
     ),
     "Crash": lambda s, a, o: broker.crash(s, a["process"]),
     "Restart": lambda s, a, o: broker.restart(s, a["process"], a["addr"]),
+    "Write": lambda s, a, o: replication.write(s, a["process"], o),
+    "Handshake": lambda s, a, o: replication.handshake(s, a["process"], o),
+    "Transfer": lambda s, a, o: replication.transfer(s, a["process"], o),
+    "Ack": lambda s, a, o: replication.ack(s, a["process"], o),
+    "Expand": lambda s, a, o: replication.expand(s, a["process"], a["brokerId"], a["lost"], o),
+    "Shrink": lambda s, a, o: replication.shrink(s, a["process"], a["brokerId"], a["lost"], o),
+    "AlterArrives": lambda s, a, o: replication.alter_arrives(s, a["process"], o),
+    "Flush": lambda s, a, o: replication.flush(s, a["process"]),
+    "Consume": lambda s, a, o: replication.consume(s, a["process"]),
 }
 
 

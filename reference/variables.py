@@ -39,4 +39,33 @@ def variables(s: System) -> dict[str, Any]:
         "localSyncStateSetEpoch": {p: x.local_sync_state_set_epoch for p, x in procs.items()},
         "clock": s.clock,
         "masterHistory": s.master_history,
+        **data_variables(s),
     }
+
+
+def data_variables(s: System) -> dict[str, Any]:
+    """The data path's variables: logs, epoch files, HA state, acks, and the ghost message sets."""
+    procs = s.procs
+    return {
+        "log": {p: list(x.log) for p, x in procs.items()},
+        "flushed": {p: x.flushed for p, x in procs.items()},
+        "epochFile": {p: list(x.epochs) for p, x in procs.items()},
+        "confirmOffset": {p: x.confirm_offset for p, x in procs.items()},
+        "localMasterId": {p: x.local_master_id for p, x in procs.items()},
+        "localSyncStateSet": {p: x.local_sync_state_set for p, x in procs.items()},
+        "haState": {p: x.ha_state for p, x in procs.items()},
+        "acks": {p: dict(x.acks) for p, x in procs.items()},
+        "pendingAlter": {
+            p: {"newSyncStateSet": x.pending_alter.new_set, "code": x.pending_alter.code,
+                "syncStateSetEpoch": x.pending_alter.sync_state_set_epoch}
+            if x.pending_alter is not None
+            else NO_PENDING
+            for p, x in procs.items()
+        },
+        "nextMsg": s.next_msg,
+        "acked": s.acked,
+        "seen": s.seen,
+    }
+
+
+NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1}

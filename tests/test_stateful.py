@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
 
 from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.reference import Options
 from autoswitch.conformance.vocabulary import ACTIONS, TRIGGERS
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
@@ -52,7 +53,7 @@ class ModelsAgree(RuleBasedStateMachine):
 
     @initialize(unclean=st.booleans())
     def start(self, unclean: bool) -> None:
-        config = Config(self.processes, unclean)
+        config = Config(self.processes, Options(enable_elect_unclean_master=unclean))
         self.ref, self.impl = make_engine("reference", config), make_engine("impl", config)
         self.before = self._agreed_variables()
 

@@ -1,0 +1,50 @@
+"""The epoch file (RocketMQ ``EpochFileCache``; Kafka's leader-epoch checkpoint): a sequence of
+``(epoch, startOffset)`` entries, both strictly increasing, read against the log end offset (LEO).
+Pure functions over tuples, used by the replication actions and the truncation policies."""
+
+from __future__ import annotations
+
+Epochs = tuple[tuple[int, int], ...]
+
+
+def append(epochs: Epochs, epoch: int, start: int) -> Epochs:
+    """appendEntry: the file refuses an entry whose epoch or start offset is not strictly greater than
+    the last one's (so an epoch bump with no new data is not recorded)."""
+    if epochs and (epochs[-1][0] >= epoch or epochs[-1][1] >= start):
+        return epochs
+    return epochs + ((epoch, start),)
+
+
+def truncate_suffix(epochs: Epochs, offset: int) -> Epochs:
+    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
+    return tuple(e for e in epochs if e[1] < offset)
+
+
+def last_epoch(epochs: Epochs) -> int:
+    return epochs[-1][0] if epochs else 0
+
+
+def end_of(epochs: Epochs, index: int, leo: int) -> int:
+    """The end offset of the entry at ``index``: the next entry's start, or the LEO for the last one."""
+    return epochs[index + 1][1] if index + 1 < len(epochs) else leo
+
+
+def entry_of(epochs: Epochs, epoch: int) -> int | None:
+    """The index of ``epoch``'s entry, or None."""
+    return next((i for i, e in enumerate(epochs) if e[0] == epoch), None)
+
+
+def find_consistent_point(local: Epochs, local_leo: int, remote: Epochs, remote_leo: int) -> int:
+    """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote
+    file has with the same start offset gives min(local end, remote end). -1 when there is none."""
+    for i in range(len(local) - 1, -1, -1):
+        j = entry_of(remote, local[i][0])
+        if j is not None and remote[j][1] == local[i][1]:
+            return min(end_of(local, i, local_leo), end_of(remote, j, remote_leo))
+    return -1
+
+
+def well_formed(epochs: Epochs, leo: int) -> bool:
+    """EpochFileWellFormed: epochs and start offsets strictly increase; the last start is at most the LEO."""
+    ordered = all(a[0] < b[0] and a[1] < b[1] for a, b in zip(epochs, epochs[1:]))
+    return ordered and (not epochs or epochs[-1][1] <= leo)

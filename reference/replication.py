@@ -1,0 +1,148 @@
+"""The data path (MODEL.md §5), one pure function per spec action of ``spec/Replication.tla``: producer
+writes, the HA handshake with the truncation policy, transfer, acks, syncStateSet expand/shrink with the
+answer arriving later, flush and consumption. Each returns ``(system', outcome)``; a disabled action
+raises ``NotEnabled``."""
+
+from __future__ import annotations
+
+from attrs import evolve
+from frozendict import frozendict
+
+from . import codes, epochs
+from . import controller as ctl
+from .acks import settle_master
+from .broker import OK, _proc, _put
+from .precondition import require
+from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
+from .truncation import TRUNCATE
+
+IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
+
+
+def _master(s: System, p: str) -> Process:
+    proc = _proc(s, p, REGISTERED)
+    require(proc.role == MASTER, f"{p} is not a master")
+    return proc
+
+
+def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process]:
+    """A slave in ``ha_state`` and the master process it follows, which must be up, act as master and
+    be in the same master epoch (otherwise the master refuses the connection)."""
+    proc = _proc(s, p, REGISTERED)
+    require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
+    q = s.process_of(proc.local_master_id)
+    require(q is not None, f"{p} follows broker {proc.local_master_id}, which no process holds")
+    master = s.procs[q]
+    require(master.reg_state == REGISTERED and master.role == MASTER and master.local_master_epoch == proc.local_master_epoch,
+            f"{q} is not master in epoch {proc.local_master_epoch}")
+    return proc, q, master
+
+
+def _with_log(proc: Process, log: tuple, opts: Options) -> Process:
+    """A new log; with synchronous flush it is durable at once."""
+    return evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))
+
+
+def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """Write: a producer sends a new message to a master; refused with IN_SYNC_REPLICAS_NOT_ENOUGH when
+    the local syncStateSet is smaller than ``minInSyncReplicas``; else appended in the master's epoch."""
+    proc = _master(s, p)
+    if len(proc.local_sync_state_set) < opts.min_in_sync_replicas:
+        return s, frozendict(code=IN_SYNC_REPLICAS_NOT_ENOUGH)
+    msg, offset = s.next_msg, proc.leo
+    proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
+    s = settle_master(_put(s, p, proc, next_msg=msg + 1), p, opts)
+    return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
+
+
+def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """Handshake: the slave gets the master's epoch entries and LEO and truncates its log and epoch file
+    to the policy's point; then TRANSFER, with the point as its first ack. No point (``rocketmq``): the
+    slave cannot sync, says NO_CONSISTENT_POINT and stays READY."""
+    proc, q, master = _slave_link(s, p, HA_READY)
+    point = TRUNCATE[opts.policy](proc.epochs, proc.leo, proc.confirm_offset, master.epochs, master.leo)
+    if point < 0:
+        return s, frozendict(code=NO_CONSISTENT_POINT, truncateOffset=-1)
+    proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
+                  confirm_offset=min(proc.confirm_offset, point), ha_state=HA_TRANSFER)
+    s = _put(s, p, proc)
+    s = settle_master(_put(s, q, evolve(master, acks=master.acks.set(proc.meta_file, point))), q, opts)
+    return s, frozendict(code=codes.OK, truncateOffset=point)
+
+
+def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
+    an epoch boundary); a new epoch is appended to the slave's epoch file at the offset it starts; the
+    slave's confirmOffset becomes min(the master's, its own LEO)."""
+    proc, _, master = _slave_link(s, p, HA_TRANSFER)
+    require(proc.leo < master.leo, f"{p} has all of the master's log")
+    entry = master.log[proc.leo]
+    proc = _with_log(evolve(proc, epochs=epochs.append(proc.epochs, entry[1], proc.leo)), proc.log + (entry,), opts)
+    proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
+    return _put(s, p, proc), OK
+
+
+def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """Ack: the slave reports its LEO; the master records it, recomputes confirmOffset and acks producers."""
+    proc, q, master = _slave_link(s, p, HA_TRANSFER)
+    require(master.acks.get(proc.meta_file) != proc.leo, f"{q} already has {p}'s offset")
+    s = settle_master(_put(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))), q, opts)
+    return s, OK
+
+
+def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bool) -> tuple[System, frozendict]:
+    """Send AlterSyncStateSet; the controller applies it now, the answer arrives later (AlterArrives) or,
+    lost, never. The local set changes only when a SUCCESS arrives."""
+    c, answer = ctl.alter_sync_state_set(s.controller, proc.meta_file, proc.local_master_epoch, new_set,
+                                         proc.local_sync_state_set_epoch)
+    pending = None if lost else PendingAlter(new_set, answer["code"], answer["syncStateSetEpoch"])
+    return _put(s, p, evolve(proc, pending_alter=pending), controller=c), answer
+
+
+def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
+    """Expand: a connected slave outside the set whose ack has reached both the master's confirmOffset
+    and the start of its current epoch joins the set; an async learner never does."""
+    proc = _master(s, p)
+    require(proc.pending_alter is None, f"{p} has an alter in flight")
+    require(broker_id not in proc.local_sync_state_set and broker_id in proc.acks, f"{broker_id} is in the set or not connected")
+    offset = proc.acks[broker_id]
+    require(offset >= proc.confirm_offset and offset >= (proc.epochs[-1][1] if proc.epochs else 0), f"{broker_id} has not caught up")
+    require(s.process_of(broker_id) not in opts.async_learners, f"{broker_id} is an async learner")
+    return _propose(s, p, proc, proc.local_sync_state_set | {broker_id}, lost)
+
+
+def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
+    """Shrink: a member that is disconnected or behind (haMaxTimeSlaveNotCatchup, abstracted) leaves the set."""
+    proc = _master(s, p)
+    require(proc.pending_alter is None, f"{p} has an alter in flight")
+    require(broker_id in proc.local_sync_state_set and broker_id != proc.meta_file, f"{broker_id} is not another member")
+    require(proc.acks.get(broker_id, -1) < proc.leo, f"{broker_id} is connected and caught up")
+    return _propose(s, p, proc, proc.local_sync_state_set - {broker_id}, lost)
+
+
+def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set."""
+    proc = _proc(s, p, REGISTERED)
+    pending = proc.pending_alter
+    require(pending is not None, f"{p} has no alter in flight")
+    if pending.code == codes.SUCCESS and proc.role == MASTER:
+        proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
+    s = _put(s, p, evolve(proc, pending_alter=None))
+    return (settle_master(s, p, opts) if proc.role == MASTER else s), frozendict(code=pending.code)
+
+
+def flush(s: System, p: str) -> tuple[System, frozendict]:
+    """Flush: the whole log becomes durable."""
+    proc = s.procs.get(p)
+    require(proc is not None and proc.up and proc.flushed < proc.leo, f"{p} has nothing to flush")
+    return _put(s, p, evolve(proc, flushed=proc.leo)), OK
+
+
+def consume(s: System, p: str) -> tuple[System, frozendict]:
+    """Consume: a consumer reads what the process shows, the messages below its confirmOffset."""
+    proc = _proc(s, p, REGISTERED)
+    visible = frozenset(msg for msg, _ in proc.log[: proc.confirm_offset])
+    require(proc.role != "NONE" and not visible <= s.seen, f"{p} shows nothing new")
+    return evolve(s, seen=s.seen | visible), OK
+
