@@ -2,8 +2,8 @@
 
 Values inside the project are plain Python: ints, strs, bools, frozensets, tuples, and dicts. In ITF a
 dict is either a function (``#map``) or a record (a JSON object). The rule, the same for every trace:
-a *variable's* top-level dict is a function; a dict nested in a value, and the ``action`` and
-``outcome`` records, are records. Sets are written sorted, so a trace's bytes depend only on its content.
+a *variable's* top-level dict is a function, and so is any dict with a non-string key; other dicts
+nested in a value, and the ``action`` and ``outcome`` records, are records. Sets are written sorted, so a trace's bytes depend only on its content.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def encode(value: Any, as_function: bool = False) -> Any:
     if isinstance(value, list):
         return [encode(v) for v in value]
     if isinstance(value, Mapping):
-        if as_function:
+        if as_function or not all(isinstance(k, str) for k in value):
             pairs = [[encode(k), encode(v)] for k, v in value.items()]
             return {"#map": sorted(pairs, key=lambda kv: _sort_key(kv[0]))}
         return {k: encode(v) for k, v in value.items()}

@@ -341,10 +341,16 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 }
 
 
+def all_scenarios() -> dict[str, Callable[[], Scenario]]:
+    from .scenarios_data import DATA_SCENARIOS
+
+    return {**SCENARIOS, **DATA_SCENARIOS}
+
+
 def write_scenarios(root: str | Path) -> list[Path]:
     """Write every scenario as ``<root>/<group>/<name>.itf.json``; returns the paths."""
     paths = []
-    for rel, build in SCENARIOS.items():
+    for rel, build in all_scenarios().items():
         s = build()
         path = Path(root) / f"{rel}.itf.json"
         write_trace(path, s.meta(), s.states)

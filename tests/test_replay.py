@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from autoswitch.conformance.cli import main
 from autoswitch.conformance.itf import dumps_trace
 from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, MISSING_VIOLATION, PASS, VIOLATION, replay_file, trace_files
-from autoswitch.conformance.scenarios import SCENARIOS
+from autoswitch.conformance.scenarios import all_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_TRACES = trace_files([str(ROOT / "traces")])
@@ -20,7 +20,8 @@ ALL_TRACES = trace_files([str(ROOT / "traces")])
 
 def test_corpus_has_every_scenario() -> None:
     names = {Path(f).name.removesuffix(".itf.json") for f in ALL_TRACES}
-    for wanted in ["C1", "C2", "C3", "C4", "B1", "B2", "B3", "B4", "B5", "B6"]:
+    for wanted in ["C1", "C2", "C3", "C4", "C5", "C6", "B1", "B2", "B3", "B4", "B5", "B6", "T1", "T2", "T3", "T4", "T5", "T6",
+                   "T7", "K1", "K2", "K3"]:
         assert any(n.startswith(wanted + "-") for n in names), wanted
     assert len([n for n in names if n.startswith("C2-")]) == 5
 
@@ -37,7 +38,7 @@ def test_committed_traces_are_what_the_scenarios_write(tmp_path: Path) -> None:
     """The traces are generated from conformance/scenarios.py: regenerate and compare byte for byte."""
     runner = CliRunner()
     assert runner.invoke(main, ["scenarios", "--out", str(tmp_path)]).exit_code == 0
-    for rel in SCENARIOS:
+    for rel in all_scenarios():
         committed = (ROOT / "traces" / f"{rel}.itf.json").read_text()
         assert (tmp_path / f"{rel}.itf.json").read_text() == committed, rel
 
@@ -146,6 +147,26 @@ def test_cli_batch_reports_bad_files_and_runs_the_rest(tmp_path: Path) -> None:
     assert by_status[("B4-wrong.json", "impl")] == DIVERGENCE
     passing = [k for k, v in by_status.items() if v == PASS]
     assert len(passing) == 2 * 7  # the seven good B traces, on both engines
+
+
+NEGATIVE = {  # MODEL.md §6 negative controls: trace -> the invariant that must break
+    "K1-hw": "NoAckedMessageLost", "K2-hw": "LogMatching", "K3-kip101": "LogMatching",
+    "rocketmq-5663-expand-without-union": "NoAckedMessageLost", "unclean-election-loses-acked": "NoAckedMessageLost",
+    "all-ack-off-loses-acked": "NoAckedMessageLost",
+}
+
+
+@pytest.mark.parametrize(("name", "invariant"), sorted(NEGATIVE.items()))
+def test_negative_controls_expect_their_violation(name: str, invariant: str, tmp_path: Path) -> None:
+    """Each negative control names its violation and replays to it; without the expectation the same
+    trace is reported as that violation, at that state."""
+    path = next(f for f in ALL_TRACES if Path(f).name == f"{name}.itf.json")
+    doc = _load(path)
+    assert doc["#meta"]["expect"]["violation"] == invariant
+    at = doc["#meta"]["expect"]["state"]
+    del doc["#meta"]["expect"]
+    result = replay_file(_save(doc, tmp_path / "unexpected.json"), "reference")
+    assert (result.status, result.field, result.state) == (VIOLATION, invariant, at)
 
 
 def test_cli_passes_on_the_committed_corpus() -> None:
