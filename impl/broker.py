@@ -17,7 +17,10 @@ from attrs import frozen
 
 from autoswitch.reference.precondition import NotEnabled
 
+from .commit_log import open_commit_log
 from .controller import ControllerManager
+from .epoch_file import EpochFile
+from .ha import BrokerSet, HAState, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, load_meta, load_temp
 from .protocol import (
     NO_MASTER_ID,
@@ -31,9 +34,13 @@ from .protocol import (
     SUCCESS,
     Response,
 )
-from .storage import Storage
+from .storage import FileStorage, Storage
 
 NO_BROKER_ID = 0  # broker ids start at 1
+CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (file backend)
+IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
+_OK: dict = {"code": "OK"}
 
 
 class RegisterState(StrEnum):
@@ -63,6 +70,11 @@ _META_WRITTEN = RegisterState.META_WRITTEN
 _META_DONE = RegisterState.META_DONE
 _REGISTERED = RegisterState.REGISTERED
 _MASTER = Role.MASTER
+_SLAVE = Role.SLAVE
+_ROLE_NONE = Role.NONE
+_HA_NONE = HAState.NONE
+_HA_READY = HAState.READY
+_HA_TRANSFER = HAState.TRANSFER
 _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.DOWN)
 
 
@@ -138,7 +150,9 @@ class ControllerClient:
 
 class ReplicasManager:
     """Volatile controller-mode state of a running broker: registration state, role, local epochs, and
-    the identity it works under. Created on start, dropped by a crash."""
+    the identity it works under; the HA state: the master it follows and the local syncStateSet, as a
+    slave the connection state, as a master the acked offsets of connected slaves and an alter in
+    flight. Created on start, dropped by a crash."""
 
     __slots__ = (
         "_process",
@@ -153,6 +167,11 @@ class ReplicasManager:
         "sync_state_set_epoch",
         "broker_id",
         "_temp",
+        "master_id",
+        "sync_state_set",
+        "ha_state",
+        "acks",
+        "pending_alter",
     )
 
     def __init__(self, process: BrokerProcess) -> None:
@@ -168,6 +187,11 @@ class ReplicasManager:
         self.sync_state_set_epoch = 0
         self.broker_id = NO_BROKER_ID
         self._temp: TempBrokerMetadata | None = None
+        self.master_id = NO_MASTER_ID
+        self.sync_state_set: frozenset[int] = frozenset()
+        self.ha_state = _HA_NONE
+        self.acks: dict[int, int] = {}  # master: slave id -> acked offset (a key = a connected slave)
+        self.pending_alter: PendingAlter | None = None
 
     def _not_enabled(self, *expected: RegisterState) -> IllegalStateError:
         return IllegalStateError(f"{self._process.name} is {self.state}, not {'/'.join(expected)}")
@@ -180,13 +204,26 @@ class ReplicasManager:
         epoch = header["masterEpoch"]
         if master_id == NO_MASTER_ID or epoch <= self.master_epoch:
             return
+        process = self._process
+        process.broker_set.drop_connections_to(process.meta_id)
         self.master_epoch = epoch
         self.sync_state_set_epoch = header["syncStateSetEpoch"]
+        self.master_id = master_id
+        self.acks = {}
+        self.pending_alter = None
         if master_id == self.broker_id:
+            # changeToMaster: the epoch file records (epoch, LEO) unless neither grows
             self.role = _MASTER
-            self._process.on_become_master(self._process.name, epoch)
+            self.ha_state = _HA_NONE
+            self.sync_state_set = response.body
+            process.epoch_file.append(epoch, len(process.commit_log.entries))
+            process.on_become_master(process.name, epoch)
+            self._settle()
         else:
-            self.role = Role.SLAVE
+            # changeToSlave: connect to the new master, handshake first
+            self.role = _SLAVE
+            self.ha_state = _HA_READY
+            self.sync_state_set = frozenset()
 
     def load_meta_file(self) -> None:
         """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id. A meta file
@@ -256,6 +293,7 @@ class ReplicasManager:
         broker_id = self._temp.broker_id
         self._storage.write(META_FILE, BrokerMetadata(self._cluster_name, self._broker_name, broker_id).encode())
         self.broker_id = broker_id
+        self._process.meta_id = broker_id
         self.state = _META_WRITTEN
 
     def delete_temp_file(self) -> None:
@@ -297,21 +335,29 @@ class ReplicasManager:
             return
         self._adopt_role(response)
         header = response.header
-        if (
-            self.role is _MASTER
-            and header["masterId"] == self.broker_id
-            and header["masterEpoch"] == self.master_epoch
-            and header["syncStateSetEpoch"] > self.sync_state_set_epoch
-        ):
-            self.sync_state_set_epoch = header["syncStateSetEpoch"]
+        if self.role is _MASTER and header["masterId"] == self.broker_id and header["masterEpoch"] == self.master_epoch:
+            if header["syncStateSetEpoch"] > self.sync_state_set_epoch:
+                self.sync_state_set_epoch = header["syncStateSetEpoch"]
+                self.sync_state_set = response.body
+            pending = self.pending_alter
+            if pending is not None and not pending.delivered:  # the outcome of an alter whose answer was lost
+                self.pending_alter = None
+            self._settle()
 
     def send_heartbeat(self) -> None:
-        """SendHeartbeat: BrokerHeartbeat(id, local master epoch, maxOffset, priority 0); this model has
-        no commit log, so the reported maxOffset is 0."""
+        """SendHeartbeat: BrokerHeartbeat(id, last epoch of the epoch file, LEO, priority 0)."""
         if self.state is not _REGISTERED:
             raise self._not_enabled(_REGISTERED)
+        process = self._process
         self._client.broker_heartbeat(
-            BrokerHeartbeatRequest(self._cluster_name, self._broker_name, self.broker_id, self.master_epoch, 0, 0)
+            BrokerHeartbeatRequest(
+                self._cluster_name,
+                self._broker_name,
+                self.broker_id,
+                process.epoch_file.last_epoch(),
+                len(process.commit_log.entries),
+                0,
+            )
         )
 
     def send_alter_sync_state_set(self, new_sync_state_set: frozenset[int]) -> None:
@@ -333,13 +379,256 @@ class ReplicasManager:
         )
         if response is not None and response.code is SUCCESS:
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
+            self.sync_state_set = new_sync_state_set
+            self._settle()
+
+    # ---- data path: master side ---------------------------------------------------------------------
+
+    def _settle(self) -> None:
+        """After a master's step: recompute confirmOffset and advance the producer-acked watermark.
+
+        The acks counted are the syncStateSet's, united with an alter in flight (#5663 fix). confirmOffset
+        with allAckInSyncStateSet and other members: the least of their acks (and the LEO); frozen while a
+        member has no connection (#6662 fix), else the disconnected ones are skipped; otherwise the LEO.
+        Producers are acked up to the same minimum when every member is connected (0 otherwise), or, without
+        allAckInSyncStateSet, up to the offset ``inSyncReplicas`` copies reach."""
+        process = self._process
+        config = process.broker_set.config
+        leo = len(process.commit_log.entries)
+        acks = self.acks
+        if config.all_ack_in_sync_state_set:
+            members = self.sync_state_set
+            pending = self.pending_alter
+            if pending is not None and config.union_ack_fix:
+                members = members | pending.new_sync_state_set
+            me = process.meta_id
+            low = leo
+            missing = False
+            for b in members:
+                if b != me:
+                    a = acks.get(b)
+                    if a is None:
+                        missing = True
+                    elif a < low:
+                        low = a
+            if missing:
+                confirm = min(process.confirm_offset, leo) if config.confirm_freeze_fix else low
+                upto = 0
+            else:
+                confirm = upto = low
+        else:
+            confirm = leo
+            need = config.in_sync_replicas - 1  # slaves needed besides the master
+            if need <= 0:
+                upto = leo
+            elif len(acks) >= need:
+                upto = min(leo, sorted(acks.values(), reverse=True)[need - 1])
+            else:
+                upto = 0
+        if confirm != process.confirm_offset:
+            process.set_confirm_offset(confirm)
+        done = process.acked_upto
+        if upto > done:
+            process.broker_set.acked.update([m for m, _ in process.commit_log.entries[done:upto]])
+            process.acked_upto = upto
+
+    def _master(self) -> None:
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        if self.role is not _MASTER:
+            raise IllegalStateError(f"{self._process.name} is not a master")
+
+    def write(self) -> dict:
+        """Write: a producer's message; refused with IN_SYNC_REPLICAS_NOT_ENOUGH while the local
+        syncStateSet is smaller than minInSyncReplicas, else appended in the master's epoch."""
+        self._master()
+        process = self._process
+        broker_set = process.broker_set
+        config = broker_set.config
+        if len(self.sync_state_set) < config.min_in_sync_replicas:
+            return {"code": IN_SYNC_REPLICAS_NOT_ENOUGH}
+        msg = broker_set.next_msg
+        log = process.commit_log
+        offset = len(log.entries)
+        log.append((msg, self.master_epoch), not config.async_flush)
+        broker_set.next_msg = msg + 1
+        self._settle()
+        return {"code": "SUCCESS", "msg": msg, "offset": offset}
+
+    def _propose(self, new_sync_state_set: frozenset[int]) -> None:
+        """AlterSyncStateSet; the controller applies it now, the answer arrives later (or, lost, never)."""
+        client = self._client
+        heard = client.alter_sync_state_set(
+            AlterSyncStateSetRequest(
+                self._cluster_name,
+                self._broker_name,
+                self._process.meta_id,
+                self.master_epoch,
+                new_sync_state_set,
+                self.sync_state_set_epoch,
+            )
+        )
+        # a lost answer leaves the proposal in flight (the code keeps its "synchronizing" set after a
+        # timeout) until replica info tells the outcome
+        self.pending_alter = PendingAlter(new_sync_state_set, client.last_response, heard is not None)
+
+    def expand(self, broker_id: int) -> None:
+        """Expand: a connected slave outside the set whose ack reached both the confirmOffset and the start
+        of the current epoch joins the set (an async learner never does)."""
+        self._master()
+        if self.pending_alter is not None:
+            raise IllegalStateError(f"{self._process.name} has an alter in flight")
+        offset = self.acks.get(broker_id)
+        if broker_id in self.sync_state_set or offset is None:
+            raise IllegalStateError(f"{broker_id} is in the set or not connected")
+        process = self._process
+        if offset < process.confirm_offset or offset < process.epoch_file.last_start():
+            raise IllegalStateError(f"{broker_id} has not caught up")
+        broker_set = process.broker_set
+        peer = broker_set.process_of(broker_id)
+        if peer is not None and peer.name in broker_set.config.async_learners:
+            raise IllegalStateError(f"{broker_id} is an async learner")
+        self._propose(self.sync_state_set | {broker_id})
+
+    def shrink(self, broker_id: int) -> None:
+        """Shrink: a member that is disconnected or behind leaves the set."""
+        self._master()
+        if self.pending_alter is not None:
+            raise IllegalStateError(f"{self._process.name} has an alter in flight")
+        process = self._process
+        if broker_id not in self.sync_state_set or broker_id == process.meta_id:
+            raise IllegalStateError(f"{broker_id} is not another member")
+        if self.acks.get(broker_id, -1) >= len(process.commit_log.entries):
+            raise IllegalStateError(f"{broker_id} is connected and caught up")
+        self._propose(self.sync_state_set - {broker_id})
+
+    def alter_arrives(self) -> dict:
+        """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        pending = self.pending_alter
+        if pending is None or not pending.delivered:
+            raise IllegalStateError(f"{self._process.name} has no answer on its way")
+        response = pending.response
+        master = self.role is _MASTER
+        if master and response.code is SUCCESS:
+            self.sync_state_set = pending.new_sync_state_set
+            self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
+        self.pending_alter = None
+        if master:
+            self._settle()
+        return {"code": response.name}
+
+    # ---- data path: slave side ----------------------------------------------------------------------
+
+    def _link(self, ha_state: HAState) -> tuple[BrokerProcess, ReplicasManager]:
+        """As a slave in ``ha_state``: the master process it follows, which must be up, act as master and
+        be in the same master epoch (otherwise it refuses the connection)."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        if self.role is not _SLAVE or self.ha_state is not ha_state:
+            raise IllegalStateError(f"{self._process.name} is not a slave in HA state {ha_state}")
+        peer = self._process.broker_set.process_of(self.master_id)
+        if peer is None:
+            raise IllegalStateError(f"{self._process.name} follows broker {self.master_id}, which no process holds")
+        master = peer.replicas_manager
+        if master is None or master.state is not _REGISTERED or master.role is not _MASTER or master.master_epoch != self.master_epoch:
+            raise IllegalStateError(f"{peer.name} is not master in epoch {self.master_epoch}")
+        return peer, master
+
+    def handshake(self) -> dict:
+        """Handshake: get the master's epoch file and LEO, truncate log and epoch file to the policy's point,
+        go to TRANSFER with the point as the first ack; no point: NO_CONSISTENT_POINT, stay READY."""
+        peer, master = self._link(_HA_READY)
+        process = self._process
+        log = process.commit_log
+        point = process.broker_set.config.truncate(
+            process.epoch_file, len(log.entries), process.confirm_offset, peer.epoch_file, len(peer.commit_log.entries)
+        )
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}
+        process.truncate(point)
+        self.ha_state = _HA_TRANSFER
+        master.acks[process.meta_id] = point
+        master._settle()
+        return {"code": "OK", "truncateOffset": point}
+
+    def transfer(self) -> None:
+        """Transfer: the next message from the master (a batch of one never crosses an epoch boundary); a new
+        epoch is appended to the epoch file where it starts; confirmOffset := min(master's, own LEO)."""
+        peer, _ = self._link(_HA_TRANSFER)
+        process = self._process
+        log = process.commit_log
+        leo = len(log.entries)
+        source = peer.commit_log.entries
+        if leo >= len(source):
+            raise IllegalStateError(f"{process.name} has all of the master's log")
+        entry = source[leo]
+        epoch_file = process.epoch_file
+        if not epoch_file.epochs or entry[1] != epoch_file.epochs[-1]:
+            epoch_file.append(entry[1], leo)
+        log.append(entry, not process.broker_set.config.async_flush)
+        confirm = min(peer.confirm_offset, leo + 1)
+        if confirm != process.confirm_offset:
+            process.set_confirm_offset(confirm)
+
+    def ack(self) -> None:
+        """Ack: report the LEO; the master records it, recomputes confirmOffset and acks producers."""
+        _, master = self._link(_HA_TRANSFER)
+        process = self._process
+        leo = len(process.commit_log.entries)
+        me = process.meta_id
+        if master.acks.get(me) == leo:
+            raise IllegalStateError(f"the master already has {process.name}'s offset")
+        master.acks[me] = leo
+        master._settle()
+
+    # ---- data path: consumers -----------------------------------------------------------------------
+
+    def consume(self) -> None:
+        """Consume: a consumer reads the messages below the confirmOffset; enabled only if one is new."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        if self.role is _ROLE_NONE:
+            raise IllegalStateError(f"{self._process.name} has no role")
+        process = self._process
+        entries = process.commit_log.entries
+        visible = min(process.confirm_offset, len(entries))
+        done = process.seen_upto
+        if visible <= done:
+            raise IllegalStateError(f"{process.name} shows nothing new")
+        seen = process.broker_set.seen
+        fresh = [m for m, _ in entries[done:visible] if m not in seen]
+        process.seen_upto = visible  # every message below is seen now, or already was
+        if not fresh:
+            raise IllegalStateError(f"{process.name} shows nothing new")
+        seen.update(fresh)
 
 
 class BrokerProcess:
-    """A broker process: its configuration, its disk (``storage``, kept across crashes), its current
-    address, and while it runs its ``replicas_manager`` (None when DOWN)."""
+    """A broker process: its configuration, its disk (``storage`` with the identity files, the commit
+    log, the epoch file and the confirmOffset checkpoint, all kept across crashes), its current address,
+    and while it runs its ``replicas_manager`` (None when DOWN). ``acked_upto`` / ``seen_upto`` are
+    bookkeeping of the ghost sets: every message of the log below them is in ``acked`` / ``seen``."""
 
-    __slots__ = ("name", "config", "storage", "address", "client", "clock", "on_become_master", "replicas_manager")
+    __slots__ = (
+        "name",
+        "config",
+        "storage",
+        "address",
+        "client",
+        "clock",
+        "on_become_master",
+        "replicas_manager",
+        "broker_set",
+        "meta_id",
+        "commit_log",
+        "epoch_file",
+        "confirm_offset",
+        "acked_upto",
+        "seen_upto",
+        "_durable",
+    )
 
     def __init__(
         self,
@@ -350,6 +639,7 @@ class BrokerProcess:
         client: ControllerClient,
         clock: CheckCodeClock,
         on_become_master: Callable[[str, int], None],
+        broker_set: BrokerSet | None = None,
     ) -> None:
         self.name = name
         self.config = config
@@ -358,6 +648,18 @@ class BrokerProcess:
         self.client = client
         self.clock = clock
         self.on_become_master = on_become_master
+        if broker_set is None:
+            broker_set = BrokerSet()
+        self.broker_set = broker_set
+        broker_set.processes.append(self)
+        meta = load_meta(storage)
+        self.meta_id = NO_BROKER_ID if meta is None else meta.broker_id
+        self._durable = isinstance(storage, FileStorage)
+        self.commit_log = open_commit_log(storage)
+        self.epoch_file = EpochFile.load(storage)
+        self.confirm_offset = self._read_confirm_offset()
+        self.acked_upto = 0
+        self.seen_upto = 0
         self.replicas_manager: ReplicasManager | None = ReplicasManager(self)
 
     @property
@@ -365,11 +667,57 @@ class BrokerProcess:
         manager = self.replicas_manager
         return RegisterState.DOWN if manager is None else manager.state
 
+    def _read_confirm_offset(self) -> int:
+        text = self.storage.read(CONFIRM_OFFSET_FILE)
+        return int(text) if text else 0
+
+    def set_confirm_offset(self, offset: int) -> None:
+        """confirmOffset, checkpointed on disk (the file backend writes it; memory keeps the attribute)."""
+        self.confirm_offset = offset
+        if self._durable:
+            self.storage.write(CONFIRM_OFFSET_FILE, str(offset))
+
+    def truncate(self, offset: int) -> None:
+        """Truncate the log, the epoch file and confirmOffset to ``offset`` (the handshake's point)."""
+        self.commit_log.truncate(offset)
+        self.epoch_file.truncate_suffix_by_offset(offset)
+        if self.confirm_offset > offset:
+            self.set_confirm_offset(offset)
+        if self.acked_upto > offset:
+            self.acked_upto = offset
+        if self.seen_upto > offset:
+            self.seen_upto = offset
+
+    def flush(self) -> None:
+        """Flush: the whole log becomes durable (enabled on a running process with unflushed messages)."""
+        if self.replicas_manager is None:
+            raise IllegalStateError(f"{self.name} is DOWN")
+        log = self.commit_log
+        if log.flushed >= len(log.entries):
+            raise IllegalStateError(f"{self.name} has nothing to flush")
+        log.flush()
+
     def crash(self) -> None:
-        """Crash: the volatile state is lost; the identity files survive."""
+        """Crash: the volatile state is lost and the HA connections break. The identity files survive; the
+        log keeps its flushed prefix, the epoch file drops the entries starting at or beyond the recovered
+        LEO, and the confirmOffset checkpoint is clamped to it."""
         if self.replicas_manager is None:
             raise IllegalStateError(f"{self.name} is DOWN, not {_UP_STATES}")
+        self.broker_set.drop_connections_to(self.meta_id)
         self.replicas_manager = None
+        log = self.commit_log
+        log.recover()
+        leo = len(log.entries)
+        if self._durable:  # read what the disk holds
+            self.epoch_file = EpochFile.load(self.storage)
+            self.confirm_offset = self._read_confirm_offset()
+        self.epoch_file.truncate_suffix_by_offset(leo)
+        if self.confirm_offset > leo:
+            self.set_confirm_offset(leo)
+        if self.acked_upto > leo:
+            self.acked_upto = leo
+        if self.seen_upto > leo:
+            self.seen_upto = leo
 
     def restart(self, address: str) -> None:
         """Restart: registration starts again from INITIAL, possibly under a new address."""

@@ -10,13 +10,14 @@ step's response after the controller applied the request.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from autoswitch.reference.precondition import NotEnabled
 
 from .broker import BrokerConfig, BrokerProcess, CheckCodeClock, ControllerClient, ReplicasManager, Role
 from .controller import ControllerConfig, ControllerManager
+from .ha import BrokerSet, HAConfig
 from .metadata import load_meta, load_temp
 from .protocol import (
     NO_MASTER_ID,
@@ -52,7 +53,16 @@ class ImplSystem:
     def __init__(
         self,
         processes: Mapping[str, str],
+        *,
         enable_elect_unclean_master: bool = False,
+        policy: str = "rocketmq",
+        all_ack_in_sync_state_set: bool = True,
+        min_in_sync_replicas: int = 1,
+        in_sync_replicas: int = 1,
+        async_flush: bool = False,
+        async_learners: Iterable[str] = frozenset(),
+        union_ack_fix: bool = True,
+        confirm_freeze_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
     ) -> None:
@@ -69,11 +79,23 @@ class ImplSystem:
         self._replica_info_request = GetReplicaInfoRequest(CLUSTER_NAME, BROKER_NAME)
         self._controller_elect_request = ElectMasterRequest(CLUSTER_NAME, BROKER_NAME, None)
         config = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
+        self._broker_set = BrokerSet(
+            HAConfig(
+                policy,
+                all_ack_in_sync_state_set,
+                min_in_sync_replicas,
+                in_sync_replicas,
+                async_flush,
+                async_learners,
+                union_ack_fix,
+                confirm_freeze_fix,
+            )
+        )
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
             disk: Storage = MemoryStorage() if storage == "memory" else FileStorage(os.path.join(root, name))
             self._processes[name] = BrokerProcess(
-                name, config, disk, address, self._client, self._clock, self._record_master
+                name, config, disk, address, self._client, self._clock, self._record_master, self._broker_set
             )
 
     def _record_master(self, process: str, master_epoch: int) -> None:
@@ -186,6 +208,14 @@ class ImplSystem:
         broker.restart(a["addr"])
         return {"code": "OK"}
 
+    def _flush(self, a: Mapping[str, Any]) -> Outcome:
+        process = a["process"]
+        broker = self._processes.get(process)
+        if broker is None:
+            raise NotEnabled(f"unknown process {process!r}")
+        broker.flush()
+        return {"code": "OK"}
+
     # ---- observation --------------------------------------------------------------------------------
 
     def variables(self) -> dict[str, Any]:
@@ -201,6 +231,15 @@ class ImplSystem:
         role: dict[str, str] = {}
         local_master_epoch: dict[str, int] = {}
         local_sync_state_set_epoch: dict[str, int] = {}
+        log: dict[str, list[tuple[int, int]]] = {}
+        flushed: dict[str, int] = {}
+        epoch_file: dict[str, list[tuple[int, int]]] = {}
+        confirm_offset: dict[str, int] = {}
+        local_master_id: dict[str, int] = {}
+        local_sync_state_set: dict[str, frozenset[int]] = {}
+        ha_state: dict[str, str] = {}
+        acks: dict[str, dict[int, int]] = {}
+        pending_alter: dict[str, dict[str, Any]] = {}
         for name, broker in self._processes.items():
             meta = load_meta(broker.storage)
             temp = load_temp(broker.storage)
@@ -216,6 +255,28 @@ class ImplSystem:
             role[name] = Role.NONE.value if manager is None else manager.role.value
             local_master_epoch[name] = 0 if manager is None else manager.master_epoch
             local_sync_state_set_epoch[name] = 0 if manager is None else manager.sync_state_set_epoch
+            log[name] = list(broker.commit_log.entries)
+            flushed[name] = broker.commit_log.flushed
+            epoch_file[name] = broker.epoch_file.entries()
+            confirm_offset[name] = broker.confirm_offset
+            if manager is None:
+                local_master_id[name] = NO_MASTER_ID
+                local_sync_state_set[name] = frozenset()
+                ha_state[name] = "NONE"
+                acks[name] = {}
+                pending = None
+            else:
+                local_master_id[name] = manager.master_id
+                local_sync_state_set[name] = manager.sync_state_set
+                ha_state[name] = manager.ha_state.value
+                acks[name] = dict(manager.acks)
+                pending = manager.pending_alter
+            pending_alter[name] = (
+                {"newSyncStateSet": pending.new_sync_state_set, "code": pending.response.name,
+                 "syncStateSetEpoch": pending.response.header["syncStateSetEpoch"], "delivered": pending.delivered}
+                if pending is not None
+                else {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
+            )  # fmt: skip
         return {
             "replicas": {}
             if replica is None
@@ -238,6 +299,18 @@ class ImplSystem:
             "localSyncStateSetEpoch": local_sync_state_set_epoch,
             "clock": self._clock.now,
             "masterHistory": frozenset(self._master_history),
+            "log": log,
+            "flushed": flushed,
+            "epochFile": epoch_file,
+            "confirmOffset": confirm_offset,
+            "localMasterId": local_master_id,
+            "localSyncStateSet": local_sync_state_set,
+            "haState": ha_state,
+            "acks": acks,
+            "pendingAlter": pending_alter,
+            "nextMsg": self._broker_set.next_msg,
+            "acked": frozenset(self._broker_set.acked),
+            "seen": frozenset(self._broker_set.seen),
         }
 
 def _process_step(
@@ -264,6 +337,34 @@ def _process_step(
         else:
             method(manager)
         return _outcome(client.last_response) if calls_controller else {"code": "OK"}
+
+    return run
+
+
+def _data_step(
+    method: Callable[..., Outcome | None], calls_controller: bool = False, broker_id: bool = False
+) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
+    """The step of a data-path action of a running process's ReplicasManager. A method that returns None
+    has outcome OK, or the controller's response when it sends a request (``lost`` drops the answer)."""
+
+    def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
+        process = a["process"]
+        broker = system._processes.get(process)
+        if broker is None:
+            raise NotEnabled(f"unknown process {process!r}")
+        manager = broker.replicas_manager
+        if manager is None:
+            raise NotEnabled(f"{process} is DOWN")
+        if not calls_controller:
+            outcome = method(manager)
+            return {"code": "OK"} if outcome is None else outcome
+        client = system._client
+        client.lose_next_response = a["lost"]
+        try:
+            method(manager, a["brokerId"])
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
 
     return run
 
@@ -295,4 +396,13 @@ _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
     "SendAlterSyncStateSet": ImplSystem._send_alter_sync_state_set,
     "Crash": ImplSystem._crash,
     "Restart": ImplSystem._restart,
+    "Write": _data_step(ReplicasManager.write),
+    "Handshake": _data_step(ReplicasManager.handshake),
+    "Transfer": _data_step(ReplicasManager.transfer),
+    "Ack": _data_step(ReplicasManager.ack),
+    "Expand": _data_step(ReplicasManager.expand, True),
+    "Shrink": _data_step(ReplicasManager.shrink, True),
+    "AlterArrives": _data_step(ReplicasManager.alter_arrives),
+    "Flush": ImplSystem._flush,
+    "Consume": _data_step(ReplicasManager.consume),
 }

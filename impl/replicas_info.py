@@ -54,8 +54,8 @@ _MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST
 _SUCCESS = Response(_SUCCESS_CODE)
 _BROKER_ID_INVALID = Response(ResponseCode.CONTROLLER_BROKER_ID_INVALID)
 _NEED_TO_BE_REGISTERED = Response(ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
-_ELECT_UNKNOWN_SET = Response(ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, NO_MASTER_HEADER)
-_MASTER_NOT_AVAILABLE = Response(ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE, NO_MASTER_HEADER)
+_ELECT_UNKNOWN_SET = Response(ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, NO_MASTER_HEADER, frozenset())
+_MASTER_NOT_AVAILABLE_CODE = ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE
 _METADATA_NOT_EXIST = Response(ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST)
 _INVALID_CLEAN = Response(ResponseCode.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
 _NO_SET_EPOCH: Mapping[str, Any] = {"syncStateSetEpoch": -1}
@@ -210,17 +210,18 @@ class ReplicasInfoManager:
             )
         if winner is None:
             if broker_id is None:
-                return _MASTER_NOT_AVAILABLE, (ElectMasterEvent(name, False, NO_MASTER_ID),)
-            return Response(_ELECT_MASTER_FAILED, _master_header(replica, sync)), NO_EVENTS
+                response = Response(_MASTER_NOT_AVAILABLE_CODE, NO_MASTER_HEADER, sync.sync_state_set)
+                return response, (ElectMasterEvent(name, False, NO_MASTER_ID),)
+            return Response(_ELECT_MASTER_FAILED, _master_header(replica, sync), sync.sync_state_set), NO_EVENTS
         if winner == old_master:
-            return Response(_MASTER_STILL_EXIST, _master_header(replica, sync)), NO_EVENTS
+            return Response(_MASTER_STILL_EXIST, _master_header(replica, sync), sync.sync_state_set), NO_EVENTS
         header = {
             "masterId": winner,
             "masterAddr": ids[winner].address,
             "masterEpoch": sync.master_epoch + 1,
             "syncStateSetEpoch": sync.sync_state_set_epoch + 1,
         }
-        return Response(_SUCCESS_CODE, header), (ElectMasterEvent(name, True, winner),)
+        return Response(_SUCCESS_CODE, header, frozenset((winner,))), (ElectMasterEvent(name, True, winner),)
 
     def alter_sync_state_set(self, request: AlterSyncStateSetRequest, alive: Alive) -> ControllerResult:
         """AlterSyncStateSet (reference ``alter_sync_state_set``), checks in order: unknown set or an

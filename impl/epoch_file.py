@@ -1,0 +1,125 @@
+"""The epoch file (RocketMQ ``EpochFileCache``; Kafka's leader-epoch checkpoint), MODEL.md §4-§5.
+
+Entries ``(epoch, startOffset)`` with both strictly increasing, kept as two parallel lists so that the
+lookups the handshake makes (the entry of an epoch, the last entry at most an epoch, the first above it,
+the entries starting at or beyond an offset) are binary searches. Behaviour is that of
+``reference/epochs.py``; the order of both columns is what makes the searches equal to its linear scans.
+
+Persisted by a :class:`~autoswitch.impl.storage.Storage` in RocketMQ's line format, one ``epoch-startOffset``
+line per entry, rewritten (atomically, by the backend) whenever the file changes.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from .storage import Storage
+
+EPOCH_FILE = "epochFileCheckpoint"
+
+
+class CorruptEpochFile(RuntimeError):
+    """An epoch file line does not parse, or the entries are not strictly increasing."""
+
+
+class EpochFile:
+    """``(epoch, startOffset)`` entries, both columns strictly increasing."""
+
+    __slots__ = ("epochs", "starts", "_storage")
+
+    def __init__(self, storage: Storage | None = None) -> None:
+        self.epochs: list[int] = []
+        self.starts: list[int] = []
+        self._storage = storage
+
+    # ---- persistence --------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, storage: Storage) -> EpochFile:
+        """The epoch file as the storage holds it (empty if there is none)."""
+        f = cls(storage)
+        text = storage.read(EPOCH_FILE)
+        if text:
+            for line in text.splitlines():
+                if not line:
+                    continue
+                epoch, sep, start = line.partition("-")
+                if not sep or not epoch.isdigit() or not start.isdigit():
+                    raise CorruptEpochFile(f"{EPOCH_FILE}: cannot parse {line!r}")
+                e, s = int(epoch), int(start)
+                if f.epochs and (f.epochs[-1] >= e or f.starts[-1] >= s):
+                    raise CorruptEpochFile(f"{EPOCH_FILE}: {line!r} does not follow {f.epochs[-1]}-{f.starts[-1]}")
+                f.epochs.append(e)
+                f.starts.append(s)
+        return f
+
+    def encode(self) -> str:
+        return "".join(f"{e}-{s}\n" for e, s in zip(self.epochs, self.starts))
+
+    def _persist(self) -> None:
+        if self._storage is not None:
+            self._storage.write(EPOCH_FILE, self.encode())
+
+    # ---- updates ------------------------------------------------------------------------------------
+
+    def append(self, epoch: int, start: int) -> bool:
+        """appendEntry: refused (False) unless both the epoch and the start offset are strictly greater
+        than the last entry's (an epoch bump with no new data is not recorded)."""
+        epochs = self.epochs
+        if epochs and (epochs[-1] >= epoch or self.starts[-1] >= start):
+            return False
+        epochs.append(epoch)
+        self.starts.append(start)
+        self._persist()
+        return True
+
+    def truncate_suffix_by_offset(self, offset: int) -> None:
+        """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
+        i = bisect_left(self.starts, offset)
+        if i < len(self.starts):
+            del self.epochs[i:]
+            del self.starts[i:]
+            self._persist()
+
+    # ---- queries ------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.epochs)
+
+    def entries(self) -> list[tuple[int, int]]:
+        return list(zip(self.epochs, self.starts))
+
+    def last_epoch(self) -> int:
+        return self.epochs[-1] if self.epochs else 0
+
+    def last_start(self) -> int:
+        """The start offset of the current (last) epoch; 0 for an empty file."""
+        return self.starts[-1] if self.starts else 0
+
+    def end_of(self, index: int, leo: int) -> int:
+        """The end offset of entry ``index``: the next entry's start, or the LEO for the last one."""
+        return self.starts[index + 1] if index + 1 < len(self.starts) else leo
+
+    def index_of(self, epoch: int) -> int:
+        """The index of ``epoch``'s entry, or -1."""
+        epochs = self.epochs
+        i = bisect_left(epochs, epoch)
+        return i if i < len(epochs) and epochs[i] == epoch else -1
+
+    def last_at_most(self, epoch: int) -> int:
+        """The index of the last entry whose epoch is at most ``epoch``, or -1."""
+        return bisect_right(self.epochs, epoch) - 1
+
+    def first_above(self, epoch: int) -> int:
+        """The index of the first entry whose epoch is greater than ``epoch`` (``len`` if none)."""
+        return bisect_right(self.epochs, epoch)
+
+    def find_consistent_point(self, leo: int, remote: EpochFile, remote_leo: int) -> int:
+        """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote
+        file has with the same start offset gives min(local end, remote end); -1 if there is none."""
+        epochs, starts = self.epochs, self.starts
+        for i in range(len(epochs) - 1, -1, -1):
+            j = remote.index_of(epochs[i])
+            if j >= 0 and remote.starts[j] == starts[i]:
+                return min(self.end_of(i, leo), remote.end_of(j, remote_leo))
+        return -1
