@@ -15,6 +15,12 @@ from autoswitch.reference.precondition import NotEnabled
 from .engines import Config, ReferenceEngine
 from .vocabulary import ACTIONS, TRIGGERS
 
+MASTER_STEPS = ["Write", "Write", "Expand", "Shrink", "AlterArrives", "Flush", "Consume"]
+SLAVE_STEPS = ["Handshake", "Transfer", "Transfer", "Ack", "Flush", "Consume"]
+# Requests only an operator or a broken client sends: an arbitrary syncStateSet can add a lagging member,
+# which no safety property survives; random walks of the data path leave them out.
+UNSAFE_REQUESTS = ("AlterSyncStateSet", "ApplyBrokerId", "RegisterBrokerToController")
+
 NEXT_STEP = {
     "DOWN": "Restart", "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
     "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister",
@@ -26,16 +32,20 @@ def _subset(rng: random.Random, top: int) -> frozenset[int]:
     return frozenset(i for i in range(1, top + 1) if rng.random() < 0.5)
 
 
-def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str]) -> dict[str, Any]:
+def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:
     state = v["regState"][p]
     if state == "INITIAL":
         tag = "LoadMetaFile" if v["metaFile"][p] else "LoadTempFile" if v["tempFile"][p]["brokerId"] else "CreateTempFile"
     elif state == "REGISTERED":
-        tag = rng.choice(REGISTERED_STEPS)
+        steps = REGISTERED_STEPS
+        if data:
+            steps = [t for t in steps if t != "SendAlterSyncStateSet"]
+            steps = steps + {"MASTER": MASTER_STEPS, "SLAVE": SLAVE_STEPS}.get(v["role"][p], []) * 2
+        tag = rng.choice(steps)
     else:
         tag = NEXT_STEP[state]
     params = {"process": p, "lost": rng.random() < 0.1, "addr": rng.choice(addrs),
-              "newSyncStateSet": _subset(rng, len(v["metaFile"]) + 1)}
+              "newSyncStateSet": _subset(rng, len(v["metaFile"]) + 1), "brokerId": rng.randint(1, len(v["metaFile"]))}
     return {"tag": tag, **{k: params[k] for k in ACTIONS[tag]}}
 
 
@@ -52,8 +62,10 @@ def controller_request(rng: random.Random, top_id: int) -> dict[str, Any]:
     return {"tag": tag, **{k: draw[k] for k in ACTIONS[tag]}}
 
 
-def random_walk(config: Config, seed: int, length: int) -> list[dict[str, Any]]:
-    """``length`` enabled actions from the Init state of ``config``, drawn with ``random.Random(seed)``."""
+def random_walk(config: Config, seed: int, length: int, data: bool = False) -> list[dict[str, Any]]:
+    """``length`` enabled actions from the Init state of ``config``, drawn with ``random.Random(seed)``.
+    With ``data`` the walk also writes, replicates and changes the syncStateSet the way brokers do, and
+    leaves out the requests of UNSAFE_REQUESTS."""
     rng = random.Random(seed)
     engine = ReferenceEngine(config)
     procs = sorted(config.processes)
@@ -62,12 +74,14 @@ def random_walk(config: Config, seed: int, length: int) -> list[dict[str, Any]]:
     v = engine.variables()
     while len(actions) < length:
         roll = rng.random()
-        if procs and roll < 0.75:
-            action = _protocol_step(rng, v, rng.choice(procs), addrs)
-        elif procs and roll < 0.82:
+        if procs and roll < 0.8:
+            action = _protocol_step(rng, v, rng.choice(procs), addrs, data)
+        elif procs and roll < 0.86:
             action = {"tag": "Crash", "process": rng.choice(procs)}
         else:
             action = controller_request(rng, len(procs) + 1)
+            if data and action["tag"] in UNSAFE_REQUESTS:
+                continue
         try:
             engine.step(action)
         except NotEnabled:

@@ -69,7 +69,7 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     s = _drop_connections_to(s, proc.meta_file)
     if master_id != proc.broker_id:
         return _put(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
-    members = outcome.get("syncStateSet", frozenset({master_id}))
+    members = outcome["syncStateSet"]
     proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
     return settle_master(_put(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
 
@@ -162,20 +162,18 @@ def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[Sys
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
     Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
-    master epoch."""
+    master epoch, which settles an alter whose answer was lost."""
     proc = _proc(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
         return s, answer
     s = _adopt_role(s, p, answer, opts)
     proc = s.procs[p]
-    if (
-        proc.role == MASTER
-        and answer["masterId"] == proc.meta_file
-        and answer["masterEpoch"] == proc.local_master_epoch
-        and answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch
-    ):
-        proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
+    if proc.role == MASTER and answer["masterId"] == proc.meta_file and answer["masterEpoch"] == proc.local_master_epoch:
+        if answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch:
+            proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
+        if proc.pending_alter is not None and not proc.pending_alter.delivered:
+            proc = evolve(proc, pending_alter=None)
         s = settle_master(_put(s, p, proc), p, opts)
     return s, answer
 

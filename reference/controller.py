@@ -106,7 +106,14 @@ def elect_master(c: Controller, trigger: str, broker_id: int, opts: Options) -> 
     """ElectMaster(trigger): ``broker(id)``, ``controller`` (id -1) or ``admin(id)`` which designates.
 
     The first election of a set (masterEpoch 0) lets the broker/admin id win without alive or
-    membership check, provided the id is registered (refinement, spec/README.md)."""
+    membership check, provided the id is registered (refinement, spec/README.md). The answer carries
+    the master view and the syncStateSet of the resulting state (the response body in RocketMQ, which a
+    broker that becomes master adopts)."""
+    c, outcome = _elect(c, trigger, broker_id, opts)
+    return c, outcome.set("syncStateSet", c.sync_state_set)
+
+
+def _elect(c: Controller, trigger: str, broker_id: int, opts: Options) -> tuple[Controller, Outcome]:
     if not c.known:
         return c, _outcome(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, **_master_view(c, live_only=False))
     winner = None

@@ -93,10 +93,12 @@ def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bool) -> tuple[System, frozendict]:
     """Send AlterSyncStateSet; the controller applies it now, the answer arrives later (AlterArrives) or,
-    lost, never. The local set changes only when a SUCCESS arrives."""
+    lost, never: then the proposal stays in flight (its members still counted with the #5663 fix, as the
+    code keeps its "synchronizing" set after a timeout) until replica info tells the master the outcome.
+    The local set changes only when a SUCCESS is known."""
     c, answer = ctl.alter_sync_state_set(s.controller, proc.meta_file, proc.local_master_epoch, new_set,
                                          proc.local_sync_state_set_epoch)
-    pending = None if lost else PendingAlter(new_set, answer["code"], answer["syncStateSetEpoch"])
+    pending = PendingAlter(new_set, answer["code"], answer["syncStateSetEpoch"], delivered=not lost)
     return _put(s, p, evolve(proc, pending_alter=pending), controller=c), answer
 
 
@@ -125,7 +127,7 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set."""
     proc = _proc(s, p, REGISTERED)
     pending = proc.pending_alter
-    require(pending is not None, f"{p} has no alter in flight")
+    require(pending is not None and pending.delivered, f"{p} has no answer on its way")
     if pending.code == codes.SUCCESS and proc.role == MASTER:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
     s = _put(s, p, evolve(proc, pending_alter=None))

@@ -80,11 +80,14 @@ class TempFile:
 
 @frozen
 class PendingAlter:
-    """A master's AlterSyncStateSet whose answer has not reached it yet (MODEL.md §5, RocketMQ #5663)."""
+    """A master's AlterSyncStateSet whose outcome it does not know yet (MODEL.md §5, RocketMQ #5663).
+    ``delivered``: the answer is on its way (AlterArrives); otherwise it was lost and the master learns
+    the outcome only from the controller's replica info (SyncReplicaInfo)."""
 
     new_set: frozenset[int]
     code: str
     sync_state_set_epoch: int
+    delivered: bool = True
 
 
 @frozen

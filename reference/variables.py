@@ -57,7 +57,7 @@ def data_variables(s: System) -> dict[str, Any]:
         "acks": {p: dict(x.acks) for p, x in procs.items()},
         "pendingAlter": {
             p: {"newSyncStateSet": x.pending_alter.new_set, "code": x.pending_alter.code,
-                "syncStateSetEpoch": x.pending_alter.sync_state_set_epoch}
+                "syncStateSetEpoch": x.pending_alter.sync_state_set_epoch, "delivered": x.pending_alter.delivered}
             if x.pending_alter is not None
             else NO_PENDING
             for p, x in procs.items()
@@ -68,4 +68,4 @@ def data_variables(s: System) -> dict[str, Any]:
     }
 
 
-NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1}
+NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
