@@ -26,10 +26,11 @@ class BenchRow:
         return self.steps / self.seconds
 
 
-def corpus(processes: int, walks: int, length: int, seed: int) -> tuple[Config, list[list[dict[str, Any]]]]:
-    """``walks`` seeded random walks of ``length`` steps over ``processes`` broker processes."""
+def corpus(processes: int, walks: int, length: int, seed: int, data: bool = False) -> tuple[Config, list[list[dict[str, Any]]]]:
+    """``walks`` seeded random walks of ``length`` steps over ``processes`` broker processes; with
+    ``data`` the walks write, replicate and change the syncStateSet (MODEL.md §5)."""
     config = Config({f"p{i}": f"10.0.0.{i}:30911" for i in range(1, processes + 1)})
-    return config, [random_walk(config, seed * 1_000_003 + w, length) for w in range(walks)]
+    return config, [random_walk(config, seed * 1_000_003 + w, length, data) for w in range(walks)]
 
 
 def _time(kind: str, config: Config, walks: list[list[dict[str, Any]]], with_variables: bool) -> float:

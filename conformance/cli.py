@@ -88,15 +88,17 @@ def scenarios(out: str) -> None:
 @click.option("--seed", default=1, show_default=True, help="Corpus seed (the same seed gives the same corpus).")
 @click.option("--rounds", default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
-def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool) -> None:
+@click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
+def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
     """Replay one generated corpus on the reference and the implementation; print steps/second."""
     from .bench import corpus, run_bench
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
-        config, actions = corpus(processes, walks, length, seed)
+        config, actions = corpus(processes, walks, length, seed, data)
     with console.status("timing"):
         rows = run_bench(config, actions, rounds, with_variables)
-    table = Table(title=f"bench: {rows[0].steps} steps, {processes} processes, seed {seed}, best of {rounds}")
+    kind = "data-path" if data else "controller"
+    table = Table(title=f"bench ({kind} corpus): {rows[0].steps} steps, {processes} processes, seed {seed}, best of {rounds}")
     for column in ("engine", "steps", "seconds", "steps/s", "vs reference"):
         table.add_column(column, justify="left" if column == "engine" else "right")
     base = rows[0].rate

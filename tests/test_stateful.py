@@ -126,6 +126,34 @@ class ControllerMachine(ModelsAgree):
         self.run(action)
 
 
+class DataMachine(SystemMachine):
+    """SystemMachine plus the data path, under the safe options of MODEL.md §6 with each truncation policy
+    that must keep them (``rocketmq``, ``kip279``) and synchronous or asynchronous learners: every
+    invariant must hold. Operator-only requests that can put a lagging member in the set are left out,
+    as are the arbitrary AlterSyncStateSet rules of the parent (the data path's Expand/Shrink replace them)."""
+
+    @initialize(policy=st.sampled_from(["rocketmq", "kip279"]), learner=st.booleans())
+    def start(self, policy: str, learner: bool) -> None:
+        options = Options(policy=policy, async_learners=frozenset({"p3"}) if learner else frozenset())
+        config = Config(self.processes, options)
+        self.ref, self.impl = make_engine("reference", config), make_engine("impl", config)
+        self.before = self._agreed_variables()
+
+    @rule(p=st.sampled_from(sorted(PROCS)), tag=st.sampled_from(["Write", "Write", "Handshake", "Transfer", "Transfer", "Ack",
+                                                                  "AlterArrives", "Flush", "Consume"]))
+    def data_step(self, p: str, tag: str) -> None:
+        self.run({"tag": tag, "process": p})
+
+    @rule(p=st.sampled_from(sorted(PROCS)), tag=st.sampled_from(["Expand", "Shrink"]), broker_id=st.integers(1, 3), lost=st.booleans())
+    def alter(self, p: str, tag: str, broker_id: int, lost: bool) -> None:
+        self.run({"tag": tag, "process": p, "brokerId": broker_id, "lost": lost})
+
+    def run(self, action: dict) -> None:
+        if action["tag"] in ("AlterSyncStateSet", "ApplyBrokerId", "RegisterBrokerToController", "SendAlterSyncStateSet"):
+            return
+        super().run(action)
+
+
 def _run(machine: type[ModelsAgree]) -> None:
     STEPS_RUN.clear()
     run_state_machine_as_test(machine, settings=settings(
@@ -140,3 +168,7 @@ def test_system_models_agree() -> None:
 
 def test_controller_models_agree() -> None:
     _run(ControllerMachine)
+
+
+def test_data_path_models_agree() -> None:
+    _run(DataMachine)
