@@ -105,3 +105,18 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
     for row in rows:
         table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
     Console().print(table)
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def explain(path: str) -> None:
+    """Run one trace on the reference model and print each step, what it changed, and where an
+    invariant first fails (the way to read a counterexample)."""
+    from .explain import explain as lines
+    from .itf import TraceError
+
+    try:
+        for line in lines(path):
+            click.echo(line)
+    except TraceError as e:
+        raise click.ClickException(str(e)) from None
