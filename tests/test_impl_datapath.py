@@ -1,0 +1,302 @@
+"""The implementation's data path (``autoswitch.impl``: epoch file, commit log, truncation policies, HA):
+unit tests, and a differential test against the reference model on random enabled action sequences rich
+in writes, handshakes, transfers, acks, syncStateSet changes, flushes, consumption, crashes and
+elections, for every truncation policy and option variant."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+import pytest
+
+from autoswitch.impl.commit_log import COMMIT_LOG_FILE, CommitLog, FileCommitLog, open_commit_log
+from autoswitch.impl.engine import ImplSystem
+from autoswitch.impl.epoch_file import EPOCH_FILE, CorruptEpochFile, EpochFile
+from autoswitch.impl.storage import FileStorage, MemoryStorage
+from autoswitch.impl.truncation import TRUNCATE as IMPL_TRUNCATE
+from autoswitch.reference import NotEnabled, Options, initial_system, step
+from autoswitch.reference import epochs as ref_epochs
+from autoswitch.reference.state import NO_MASTER, System
+from autoswitch.reference.truncation import TRUNCATE as REF_TRUNCATE
+from autoswitch.reference.variables import variables
+
+# ---- epoch file --------------------------------------------------------------------------------------
+
+
+def _epoch_file(entries: list[tuple[int, int]], storage: Any = None) -> EpochFile:
+    f = EpochFile(storage)
+    for epoch, start in entries:
+        assert f.append(epoch, start)
+    return f
+
+
+def test_epoch_file_append_is_strict() -> None:
+    f = _epoch_file([(1, 0), (3, 5)])
+    assert not f.append(3, 7)  # same epoch
+    assert not f.append(4, 5)  # same start: an epoch bump with no new data is not recorded
+    assert not f.append(2, 9)  # older epoch
+    assert f.entries() == [(1, 0), (3, 5)]
+    assert f.append(4, 6) and f.entries() == [(1, 0), (3, 5), (4, 6)]
+    assert f.last_epoch() == 4 and f.last_start() == 6 and EpochFile().last_epoch() == 0
+
+
+def test_epoch_file_truncate_suffix_by_offset() -> None:
+    f = _epoch_file([(1, 0), (2, 3), (4, 7)])
+    f.truncate_suffix_by_offset(8)
+    assert f.entries() == [(1, 0), (2, 3), (4, 7)]
+    f.truncate_suffix_by_offset(7)  # an entry starting at the offset goes
+    assert f.entries() == [(1, 0), (2, 3)]
+    f.truncate_suffix_by_offset(0)
+    assert f.entries() == []
+
+
+@pytest.mark.parametrize(
+    ("local", "leo", "remote", "remote_leo", "point"),
+    [
+        ([(1, 0), (2, 4)], 6, [(1, 0), (2, 4)], 9, 6),  # same history, the slave is behind
+        ([(1, 0), (2, 4)], 9, [(1, 0), (2, 4)], 6, 6),  # the slave is ahead in the same epoch
+        ([(1, 0), (2, 4)], 8, [(1, 0), (3, 4)], 9, 4),  # epoch 2 never reached the master: back to epoch 1's end
+        ([(1, 0), (2, 5)], 8, [(1, 0), (2, 4)], 9, 4),  # epoch 2 starts elsewhere: epoch 1 decides
+        ([(2, 0)], 3, [(1, 0), (3, 2)], 5, -1),  # nothing in common
+        ([(1, 0), (3, 6)], 7, [(1, 0), (2, 3), (3, 6)], 10, 7),
+    ],
+)
+def test_find_consistent_point(local: list, leo: int, remote: list, remote_leo: int, point: int) -> None:
+    assert _epoch_file(local).find_consistent_point(leo, _epoch_file(remote), remote_leo) == point
+    assert ref_epochs.find_consistent_point(tuple(local), leo, tuple(remote), remote_leo) == point
+
+
+def test_epoch_file_line_format_round_trip(tmp_path: Any) -> None:
+    store = FileStorage(str(tmp_path))
+    f = _epoch_file([(1, 0), (2, 3), (5, 17)], store)
+    assert (tmp_path / EPOCH_FILE).read_text() == "1-0\n2-3\n5-17\n"
+    assert EpochFile.load(FileStorage(str(tmp_path))).entries() == [(1, 0), (2, 3), (5, 17)]
+    f.truncate_suffix_by_offset(3)
+    assert (tmp_path / EPOCH_FILE).read_text() == "1-0\n"
+    assert EpochFile.load(store).entries() == [(1, 0)]
+    store.write(EPOCH_FILE, "1-0\n1-4\n")
+    with pytest.raises(CorruptEpochFile):
+        EpochFile.load(store)
+    store.write(EPOCH_FILE, "1:0\n")
+    with pytest.raises(CorruptEpochFile):
+        EpochFile.load(store)
+    assert EpochFile.load(MemoryStorage()).entries() == []
+
+
+def _random_epochs(rng: random.Random, leo: int) -> tuple[tuple[int, int], ...]:
+    entries, epoch, start = [], 0, 0
+    while start < leo and rng.random() < 0.7:
+        epoch += rng.randint(1, 2)
+        entries.append((epoch, start))
+        start += rng.randint(1, 3)
+    return tuple(entries)
+
+
+def test_truncation_policies_agree_with_the_reference_on_random_files() -> None:
+    rng = random.Random(7)
+    for _ in range(3000):
+        leo, remote_leo = rng.randint(0, 9), rng.randint(0, 9)
+        local, remote = _random_epochs(rng, leo), _random_epochs(rng, remote_leo)
+        if rng.random() < 0.4 and remote:  # share a prefix of history
+            k = rng.randint(1, len(remote))
+            local = tuple(e for e in remote[:k] if e[1] < leo) or local
+        hw = rng.randint(0, leo)
+        for policy, truncate in IMPL_TRUNCATE.items():
+            expected = REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo)
+            got = truncate(_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo)
+            assert got == expected, (policy, local, leo, hw, remote, remote_leo)
+
+
+# ---- commit log ----------------------------------------------------------------------------------------
+
+
+def test_commit_log_recovery_keeps_the_flushed_prefix() -> None:
+    log = open_commit_log(MemoryStorage())
+    assert type(log) is CommitLog
+    log.append((1, 1), sync=True)
+    log.append((2, 1), sync=False)
+    log.append((3, 1), sync=False)
+    assert (len(log), log.flushed) == (3, 1)
+    log.recover()
+    assert log.entries == [(1, 1)] and log.flushed == 1
+    log.append((4, 2), sync=False)
+    log.flush()
+    log.truncate(0)
+    assert (log.entries, log.flushed) == ([], 0)
+
+
+def test_file_commit_log_recovers_from_disk(tmp_path: Any) -> None:
+    store = FileStorage(str(tmp_path))
+    log = open_commit_log(store)
+    assert isinstance(log, FileCommitLog)
+    for msg in (1, 2, 3):
+        log.append((msg, 1), sync=True)
+    log.append((4, 2), sync=False)
+    assert (tmp_path / COMMIT_LOG_FILE).read_text() == "1 1\n2 1\n3 1\n"
+    assert FileCommitLog(FileStorage(str(tmp_path))).entries == [(1, 1), (2, 1), (3, 1)]  # a fresh reader
+    log.truncate(2)  # below the flushed prefix: the file is rewritten
+    assert (tmp_path / COMMIT_LOG_FILE).read_text() == "1 1\n2 1\n" and log.flushed == 2
+    log.append((5, 3), sync=False)
+    log.recover()
+    assert (log.entries, log.flushed) == ([(1, 1), (2, 1)], 2)
+
+
+# ---- differential test against the reference -------------------------------------------------------
+
+PROCESSES = {"p1": "10.0.0.1", "p2": "10.0.0.2", "p3": "10.0.0.3"}
+NAMES = tuple(PROCESSES)
+_NEXT_REGISTRATION = {
+    "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
+    "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister", "DOWN": "Restart",
+}  # fmt: skip
+_MASTER_TAGS = ("Write", "Write", "Write", "Expand", "Expand", "Shrink", "AlterArrives", "Flush", "Consume")
+_SLAVE_TAGS = ("Handshake", "Transfer", "Transfer", "Transfer", "Ack", "Ack", "Flush", "Consume")
+_CONTROL_TAGS = ("SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet")
+
+
+def random_data_action(rng: random.Random, s: System) -> dict[str, Any]:
+    """A random action record biased towards the data path; not necessarily enabled."""
+    roll = rng.random()
+    p = rng.choice(NAMES)
+    proc = s.procs[p]
+    c = s.controller
+    if roll < 0.015:
+        return {"tag": "Crash", "process": p}
+    if roll < 0.05:
+        tag = rng.choice(("HeartbeatExpire", "ControllerElectScan", "ControllerElectScan", "ElectMaster", "ControllerFailover"))
+        if rng.random() < 0.05:
+            tag = "CleanBrokerData"
+        b = rng.randint(1, 4)
+        if tag == "HeartbeatExpire":
+            return {"tag": tag, "brokerId": b}
+        if tag == "ElectMaster":
+            trigger = rng.choice(("broker", "controller", "admin"))
+            return {"tag": tag, "trigger": trigger, "brokerId": NO_MASTER if trigger == "controller" else b}
+        if tag == "CleanBrokerData":
+            return {"tag": tag, "brokerIds": frozenset({b}), "cleanLiving": rng.random() < 0.2}
+        return {"tag": tag}
+    state = proc.reg_state
+    if state == "INITIAL":
+        tag = "LoadMetaFile" if proc.meta_file else "LoadTempFile" if proc.temp_file else "CreateTempFile"
+    elif state != "REGISTERED":
+        tag = _NEXT_REGISTRATION[state]
+    elif roll < 0.3:
+        tag = rng.choice(_CONTROL_TAGS)
+    elif proc.role == "MASTER" and proc.pending_alter is None and rng.random() < 0.6 and any(
+        b not in proc.local_sync_state_set and o >= proc.confirm_offset for b, o in proc.acks.items()
+    ):
+        tag = "Expand"
+    else:
+        tag = rng.choice({"MASTER": _MASTER_TAGS, "SLAVE": _SLAVE_TAGS}.get(proc.role, _CONTROL_TAGS))
+    a: dict[str, Any] = {"tag": tag, "process": p}
+    if tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster", "SendAlterSyncStateSet", "Expand", "Shrink"):
+        a["lost"] = rng.random() < 0.15
+    if tag == "Expand":  # mostly a connected slave outside the set
+        outside = sorted(b for b in proc.acks if b not in proc.local_sync_state_set)
+        a["brokerId"] = rng.choice(outside) if outside and rng.random() < 0.9 else rng.randint(1, 3)
+    if tag == "Shrink":
+        a["brokerId"] = rng.choice(sorted(proc.local_sync_state_set - {proc.meta_file}) or [rng.randint(1, 3)])
+    if tag == "SendAlterSyncStateSet":
+        a["newSyncStateSet"] = frozenset(b for b in c.alive if rng.random() < 0.6) | {c.master_id} - {NO_MASTER}
+    if tag == "Restart":
+        a["addr"] = rng.choice(tuple(PROCESSES.values()))
+    return a
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "base": {},
+    "async-flush": {"async_flush": True},
+    "all-ack-off": {"all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
+    "no-union-fix": {"union_ack_fix": False},
+    "no-freeze-fix": {"confirm_freeze_fix": False},
+    "unclean": {"enable_elect_unclean_master": True, "async_flush": True},
+    "min-isr-2-learner": {"min_in_sync_replicas": 2, "async_learners": frozenset({"p3"})},
+}
+
+TAG_COUNTS: dict[str, int] = {}
+
+
+def _differential(seed: int, length: int, opts: Options, **impl_kwargs: Any) -> int:
+    """One random sequence of enabled actions on both models, compared after every step: outcomes,
+    enabledness and variables. Returns the number of steps taken."""
+    rng = random.Random(seed)
+    ref = initial_system(PROCESSES)
+    impl = ImplSystem(PROCESSES, **{**_asdict(opts), **impl_kwargs})
+    assert impl.variables() == variables(ref)
+    taken = 0
+    for _ in range(length * 4):
+        if taken == length:
+            break
+        action = random_data_action(rng, ref)
+        try:
+            ref, expected = step(ref, action, opts)
+        except NotEnabled:
+            with pytest.raises(NotEnabled):
+                impl.step(action)
+            continue
+        taken += 1
+        TAG_COUNTS[action["tag"]] = TAG_COUNTS.get(action["tag"], 0) + 1
+        assert impl.step(action) == expected, (seed, taken, action)
+        assert impl.variables() == variables(ref), (seed, taken, action)
+    return taken
+
+
+def _asdict(opts: Options) -> dict[str, Any]:
+    import attrs
+
+    return attrs.asdict(opts)  # as the conformance layer passes them (async_learners as a list)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("policy", ["rocketmq", "hw", "kip101", "kip279"])
+def test_data_path_differential(policy: str, variant: str) -> None:
+    opts = Options(policy=policy, **VARIANTS[variant])
+    seeds = 20
+    taken = sum(_differential(seed * 31 + len(variant), 150, opts) for seed in range(seeds))
+    assert taken > seeds * 140
+
+
+def test_data_path_reaches_the_interesting_steps() -> None:
+    """The generator of the differential test exercises every data-path tag (and answers)."""
+    TAG_COUNTS.clear()
+    for seed in range(10):
+        _differential(5000 + seed, 200, Options(async_flush=True))
+    for tag in ("Write", "Handshake", "Transfer", "Ack", "Flush", "Consume", "Crash"):
+        assert TAG_COUNTS.get(tag, 0) > 30, (tag, TAG_COUNTS)
+    for tag in ("Expand", "Shrink", "AlterArrives"):  # rarer: a full set has nobody to add
+        assert TAG_COUNTS.get(tag, 0) >= 5, (tag, TAG_COUNTS)
+
+
+def test_data_path_differential_with_file_backend(tmp_path: Any) -> None:
+    for seed in range(3):
+        opts = Options(async_flush=seed != 1, policy=("rocketmq", "kip279", "hw")[seed])
+        _differential(9000 + seed, 120, opts, storage="file", root=str(tmp_path / str(seed)))
+    files = set(os.listdir(tmp_path / "0" / "p1"))
+    assert {COMMIT_LOG_FILE, EPOCH_FILE} <= files, files
+
+
+def test_write_outcomes_and_handshake_through_the_engine() -> None:
+    impl = ImplSystem({"p1": "10.0.0.1", "p2": "10.0.0.2"}, min_in_sync_replicas=2)
+    for p in ("p1", "p2"):
+        for tag in ("CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile"):
+            impl.step({"tag": tag, "process": p, "lost": False})
+        impl.step({"tag": "SendRegister", "process": p, "lost": False})
+        impl.step({"tag": "SendHeartbeat", "process": p})
+    assert impl.step({"tag": "SendElectMaster", "process": "p1", "lost": False})["code"] == "SUCCESS"
+    assert impl.step({"tag": "Write", "process": "p1"}) == {"code": "IN_SYNC_REPLICAS_NOT_ENOUGH"}
+    impl.step({"tag": "SyncReplicaInfo", "process": "p2"})
+    assert impl.step({"tag": "Handshake", "process": "p2"}) == {"code": "OK", "truncateOffset": 0}
+    assert impl.step({"tag": "Expand", "process": "p1", "brokerId": 2, "lost": False})["code"] == "SUCCESS"
+    assert impl.step({"tag": "AlterArrives", "process": "p1"}) == {"code": "SUCCESS"}
+    assert impl.step({"tag": "Write", "process": "p1"}) == {"code": "SUCCESS", "msg": 1, "offset": 0}
+    v = impl.variables()
+    assert v["confirmOffset"]["p1"] == 0 and v["acked"] == frozenset()  # p2 has not acked yet
+    impl.step({"tag": "Transfer", "process": "p2"})
+    impl.step({"tag": "Ack", "process": "p2"})
+    v = impl.variables()
+    assert v["confirmOffset"] == {"p1": 1, "p2": 0} and v["acked"] == frozenset({1})
+    assert v["epochFile"] == {"p1": [(1, 0)], "p2": [(1, 0)]}
+    with pytest.raises(NotEnabled):
+        impl.step({"tag": "Ack", "process": "p2"})  # nothing new to report
