@@ -172,3 +172,14 @@ def test_negative_controls_expect_their_violation(name: str, invariant: str, tmp
 def test_cli_passes_on_the_committed_corpus() -> None:
     result = CliRunner().invoke(main, ["replay", str(ROOT / "traces"), "--quiet"])
     assert result.exit_code == 0, result.output
+
+
+def test_explain_marks_the_first_violation() -> None:
+    from autoswitch.conformance.explain import explain
+
+    lines = list(explain(str(ROOT / "traces/kafka/K2-hw.itf.json")))
+    marks = [line for line in lines if line.startswith("  !!!")]
+    assert marks == ["  !!! LogMatching fails here (state 37)"]
+    assert any(line.startswith(" 37 Transfer(process='pA') -> OK") for line in lines)
+    holds = list(explain(str(ROOT / "traces/kafka/K2-kip101.itf.json")))
+    assert holds[-1] == "every invariant holds on every state"
