@@ -8,9 +8,11 @@
 (*                                                                         *)
 (*   Controller.tla  the controller requests as pure operators             *)
 (*   Broker.tla      the variables and the process actions                 *)
+(*   Replication.tla the data path (MODEL.md §5), with EpochFile.tla,      *)
+(*                   Acks.tla and one Truncate*.tla module per policy      *)
 (*   AutoSwitch.tla  Init, the admin/environment actions, Next, properties *)
 (***************************************************************************)
-EXTENDS Broker
+EXTENDS Replication
 
 CONSTANTS
     \* The ids the admin actions and the proposed sync state sets range over
@@ -30,7 +32,24 @@ CONSTANTS
     \* @type: Int;
     MaxClock,
     \* @type: Int;
-    MaxNextBrokerId
+    MaxNextBrokerId,
+    \* Messages producers may write (Write is in Next while nextMsg <= MaxMsgs);
+    \* 0 keeps a configuration on the controller and the HA handshakes.
+    \* @type: Int;
+    MaxMsgs,
+    \* The data path's actions (Replication.tla) are in Next.  FALSE keeps a
+    \* configuration controller-only, as MC_small (role changes and crashes
+    \* still maintain the epoch files and HA views).
+    \* @type: Bool;
+    DataPath,
+    \* SendAlterSyncStateSet with ANY proposed set (the controller-only model's
+    \* over-approximation of the master's set changes) is in Next.  The data
+    \* configurations use FALSE: there the master changes its set by Expand
+    \* and Shrink, the code's triggers (one alter in flight at a time).  With
+    \* both TRUE a stale Expand/Shrink answer can arrive after a newer alter
+    \* (spec/README.md, "stale alter answer").
+    \* @type: Bool;
+    AnySetAlter
 
 -----------------------------------------------------------------------------
 Init ==
@@ -52,6 +71,18 @@ Init ==
     /\ localSyncStateSetEpoch = [p \in Processes |-> 0]
     /\ clock = 0
     /\ masterHistory = {}
+    /\ log = [p \in Processes |-> <<>>]
+    /\ flushed = [p \in Processes |-> 0]
+    /\ epochFile = [p \in Processes |-> <<>>]
+    /\ confirmOffset = [p \in Processes |-> 0]
+    /\ localMasterId = [p \in Processes |-> NoMaster]
+    /\ localSyncStateSet = [p \in Processes |-> {}]
+    /\ haState = [p \in Processes |-> HA_NONE]
+    /\ acks = [p \in Processes |-> NoAcks]
+    /\ pendingAlter = [p \in Processes |-> NoPending]
+    /\ nextMsg = 1
+    /\ acked = {}
+    /\ seen = {}
     /\ action = Act("Init")
     /\ outcome = Out(OK)
 
@@ -68,7 +99,7 @@ CtlStep(r, act) ==
     /\ SetCtl(r.ctl)
     /\ outcome' = r.out
     /\ action' = act
-    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
 
 GetNextBrokerId == CtlStep(CtlGetNextBrokerId(Ctl), Act("GetNextBrokerId"))
 
@@ -123,9 +154,23 @@ ProcessNext(p) ==
     \/ \E lost \in BOOLEAN : SendElectMaster(p, lost)
     \/ SyncReplicaInfo(p)
     \/ SendHeartbeat(p)
-    \/ \E newSet \in SUBSET BrokerIds, lost \in BOOLEAN : SendAlterSyncStateSet(p, newSet, lost)
+    \/ AnySetAlter /\ \E newSet \in SUBSET BrokerIds, lost \in BOOLEAN : SendAlterSyncStateSet(p, newSet, lost)
     \/ Crash(p)
     \/ \E a \in Addrs[p] : Restart(p, a)
+
+\* The data path (Replication.tla).  Write is bounded by MaxMsgs (here, not
+\* in the action, which stays the reference's); the other steps are bounded
+\* by the logs they copy.
+DataNext(p) ==
+    \/ nextMsg <= MaxMsgs /\ Write(p)
+    \/ Handshake(p)
+    \/ Transfer(p)
+    \/ Ack(p)
+    \/ \E b \in BrokerIds, lost \in BOOLEAN : Expand(p, b, lost)
+    \/ \E b \in BrokerIds, lost \in BOOLEAN : Shrink(p, b, lost)
+    \/ AlterArrives(p)
+    \/ Flush(p)
+    \/ Consume(p)
 
 EnvNext ==
     \/ ControllerElectScan
@@ -134,7 +179,7 @@ EnvNext ==
     \/ ControllerFailover
     \/ AllowCleanBrokerData /\ \E ids \in SUBSET BrokerIds, cl \in BOOLEAN : CleanBrokerData(ids, cl)
 
-Next == (\E p \in Processes : ProcessNext(p)) \/ EnvNext
+Next == (\E p \in Processes : ProcessNext(p) \/ (DataPath /\ DataNext(p))) \/ EnvNext
 
 Spec == Init /\ [][Next]_vars
 
@@ -176,6 +221,15 @@ TypeOK ==
     /\ role \in [Processes -> Roles]
     /\ \A p \in Processes : localMasterEpoch[p] \in Nat /\ localSyncStateSetEpoch[p] \in Nat
     /\ clock \in Nat
+    /\ \A p \in Processes :
+          /\ \A i \in 1..Len(log[p]) : log[p][i][1] \in Nat /\ log[p][i][2] \in Nat
+          /\ flushed[p] \in 0..Len(log[p])
+          /\ \A i \in 1..Len(epochFile[p]) : epochFile[p][i][1] \in Nat /\ epochFile[p][i][2] \in Nat
+          /\ confirmOffset[p] \in Nat
+          /\ localMasterId[p] = NoMaster \/ localMasterId[p] \in Nat
+          /\ haState[p] \in HaStates
+          /\ \A b \in DOMAIN acks[p] : b \in Nat /\ acks[p][b] \in Nat
+    /\ nextMsg \in Nat /\ acked \subseteq 1..(nextMsg - 1) /\ seen \subseteq 1..(nextMsg - 1)
 
 \* The controller's master is in its syncStateSet.
 MasterInSyncStateSet == masterId = NoMaster \/ masterId \in syncStateSet
@@ -193,12 +247,41 @@ UniqueBrokerIds ==
 AtMostOneMasterPerEpoch ==
     \A x, y \in masterHistory : x[1] = y[1] => x[2] = y[2]
 
+\* Epochs and start offsets strictly increase; the last start is at most the LEO.
+EpochFileWellFormed == \A p \in Processes : EfWellFormed(epochFile[p], Len(log[p]))
+
+\* Two logs holding the same <<msg, epoch>> at an offset agree on every
+\* earlier offset; no message stands at two offsets (in one log or two).
+LogMatching ==
+    /\ \A p, q \in Processes :
+          \A i \in 1..Len(log[p]), j \in 1..Len(log[q]) : log[p][i][1] = log[q][j][1] => i = j
+    /\ \A p, q \in Processes :
+          \A i \in 1..Len(log[p]) :
+              (i <= Len(log[q]) /\ log[p][i] = log[q][i]) => \A k \in 1..(i - 1) : log[p][k] = log[q][k]
+
+\* Every acked message is in the log of (the process holding) every member
+\* of the controller's syncStateSet and of the master.
+NoAckedMessageLost ==
+    \A b \in syncStateSet \cup ({masterId} \ {NoMaster}) :
+        \A p \in Processes : metaFile[p] = b /\ b # NoId => acked \subseteq Msgs(log[p])
+
+\* A message a consumer has seen is in the controller's master's log.
+NoPhantomRead ==
+    masterId # NoMaster => \A p \in Processes : metaFile[p] = masterId => seen \subseteq Msgs(log[p])
+
+ConfirmOffsetBound == \A p \in Processes : confirmOffset[p] <= Len(log[p])
+
 Invariants ==
     /\ TypeOK
     /\ MasterInSyncStateSet
     /\ SyncStateSetRegistered
     /\ UniqueBrokerIds
     /\ AtMostOneMasterPerEpoch
+    /\ EpochFileWellFormed
+    /\ LogMatching
+    /\ NoAckedMessageLost
+    /\ NoPhantomRead
+    /\ ConfirmOffsetBound
 
 -----------------------------------------------------------------------------
 (***************************************************************************)

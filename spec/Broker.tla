@@ -16,8 +16,14 @@
 (* A step that calls the controller applies the request atomically on the *)
 (* controller (Controller.tla); with `lost` the response never reaches the *)
 (* process, which then behaves as on a timeout.                            *)
+(*                                                                         *)
+(* The data path's variables (logs, epoch files, HA connections, acks) are *)
+(* declared here too, because a role change and a crash act on them        *)
+(* (MODEL.md §4-§5): changeToMaster appends to the epoch file, every role  *)
+(* change and crash drops HA connections, a crash keeps only the flushed   *)
+(* prefix of the log.  The data path's own actions are in Replication.tla. *)
 (***************************************************************************)
-EXTENDS Controller
+EXTENDS Controller, Acks
 
 CONSTANTS
     \* The broker processes of the set, e.g. {"p1", "p2"}.
@@ -48,6 +54,16 @@ NONE == "NONE"
 MASTER == "MASTER"
 SLAVE == "SLAVE"
 Roles == {NONE, MASTER, SLAVE}
+
+\* HA connection state of a slave: READY until the handshake has truncated its
+\* log, then TRANSFER; HA_NONE for a process that is not a slave.
+HA_NONE == "NONE"
+READY == "READY"
+TRANSFER == "TRANSFER"
+HaStates == {HA_NONE, READY, TRANSFER}
+
+\* @type: Int -> Int;
+NoAcks == [b \in {} |-> 0]
 
 AllAddrs == UNION {Addrs[p] : p \in Processes}
 
@@ -109,6 +125,39 @@ VARIABLES
     \* @type: Str -> Int;
     localSyncStateSetEpoch
 
+\* The data path of each process (MODEL.md §5): disk ...
+VARIABLES
+    \* The commit log: <<msg, epoch>> entries, offset o at index o + 1.
+    \* @type: Str -> Seq($entry);
+    log,
+    \* How many entries of the log are durable (all of them with synchronous flush).
+    \* @type: Str -> Int;
+    flushed,
+    \* The epoch file: <<epoch, startOffset>> entries.
+    \* @type: Str -> Seq($entry);
+    epochFile,
+    \* The confirmOffset checkpoint: consumers see the messages below it.
+    \* @type: Str -> Int;
+    confirmOffset
+
+\* ... and volatile memory.
+VARIABLES
+    \* The master the process follows (or is), NoMaster (-1) when none.
+    \* @type: Str -> Int;
+    localMasterId,
+    \* A master's local view of the syncStateSet ({} on a slave).
+    \* @type: Str -> Set(Int);
+    localSyncStateSet,
+    \* A slave's HA connection: READY, TRANSFER; HA_NONE otherwise.
+    \* @type: Str -> Str;
+    haState,
+    \* A master's connected slaves: brokerId -> acked offset (key present = connected).
+    \* @type: Str -> (Int -> Int);
+    acks,
+    \* A master's AlterSyncStateSet whose answer is still on its way (NoPending: none).
+    \* @type: Str -> $pending;
+    pendingAlter
+
 \* The environment and the ghosts.
 VARIABLES
     \* Timestamp source for fresh checkCodes (the real one is the wall clock).
@@ -117,6 +166,15 @@ VARIABLES
     \* Ghost: every <<masterEpoch, process>> in which a process became master.
     \* @type: Set(<<Int, Str>>);
     masterHistory,
+    \* Source of unique message ids.
+    \* @type: Int;
+    nextMsg,
+    \* Ghost: messages acknowledged to producers.
+    \* @type: Set(Int);
+    acked,
+    \* Ghost: messages consumers have read.
+    \* @type: Set(Int);
+    seen,
     \* The step just taken (trace vocabulary: tag + parameters), "Init" in Init.
     \* @type: $action;
     action,
@@ -128,8 +186,15 @@ ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncSt
 diskVars == <<metaFile, tempFile>>
 procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
 ghostVars == <<clock, masterHistory>>
+dataDiskVars == <<log, flushed, epochFile, confirmOffset>>
+dataProcVars == <<localMasterId, localSyncStateSet, haState, acks, pendingAlter>>
+msgVars == <<nextMsg, acked, seen>>
+dataVars == <<dataDiskVars, dataProcVars, msgVars>>
+\* What a role change may touch (AdoptRole), for the branches that do not adopt.
+roleVars == <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory,
+              localMasterId, localSyncStateSet, haState, acks, pendingAlter, epochFile, confirmOffset, acked>>
 \* The model's state proper: what the reference model has (action/outcome excluded).
-modelVars == <<ctlVars, diskVars, procVars, ghostVars>>
+modelVars == <<ctlVars, diskVars, procVars, ghostVars, dataVars>>
 vars == <<modelVars, action, outcome>>
 
 -----------------------------------------------------------------------------
@@ -173,23 +238,68 @@ PActLost(tag, p, lost) == [Act(tag) EXCEPT !.process = p, !.lost = lost]
 BrokerIdOf(p) ==
     IF metaFile[p] # NoId THEN metaFile[p] ELSE tempFile[p].brokerId
 
+\* @type: (Int -> Int, Int) => (Int -> Int);
+Forget(f, k) == [b \in DOMAIN f \ {k} |-> f[b]]
+
+\* _drop_connections_to(id): the HA connections of broker `id` break (it
+\* crashed or changed role): its TRANSFER slaves go back to READY and the
+\* masters forget its ack.  Two operators, one per variable.
+\* @type: Int => (Str -> Str);
+DroppedHa(id) ==
+    [q \in Processes |-> IF id # NoId /\ haState[q] = TRANSFER /\ localMasterId[q] = id
+                         THEN READY ELSE haState[q]]
+
+\* @type: Int => (Str -> (Int -> Int));
+DroppedAcks(id) ==
+    [q \in Processes |-> IF /\ id # NoId
+                            /\ ~(haState[q] = TRANSFER /\ localMasterId[q] = id)
+                            /\ id \in DOMAIN acks[q]
+                         THEN Forget(acks[q], id) ELSE acks[q]]
+
+\* settle_master: after a step of master p that gave it syncStateSet `lss`,
+\* alter in flight `pend`, log `lg` and acks `ak`: its new confirmOffset, and
+\* the ghost `acked` with the messages now acknowledged (Acks.tla).
+\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Int;
+SettledConfirm(p, lss, pend, lg, ak) ==
+    MasterConfirm(metaFile[p], lss, pend, Len(lg), ak, confirmOffset[p])
+
+\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Set(Int);
+SettledAcked(p, lss, pend, lg, ak) ==
+    acked \cup MsgsBelow(lg, AckedUpTo(metaFile[p], lss, pend, Len(lg), ak))
+
 \* changeToMaster / changeToSlave from a controller answer, only for a master
 \* epoch greater than the local one (role changes are fenced by epoch).
-\* Becoming master records <<epoch, p>> in the ghost history.
+\* Either way the process follows the named master, forgets its acks and
+\* its alter in flight, and its own HA connections break (DroppedHa/Acks).
+\* changeToMaster appends <<epoch, LEO>> to the epoch file (refused unless
+\* both grow), adopts `members` (the answer's syncStateSet; {master} for an
+\* ElectMaster answer, which carries none), recomputes confirmOffset and
+\* acks, and records <<epoch, p>> in the ghost history.  changeToSlave
+\* leaves the slave READY to hand-shake with the new master.
 \* @type: (Str, $outcome) => Bool;
 AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
 
-\* @type: (Str, $outcome) => Bool;
-AdoptRole(p, o) ==
+\* @type: (Str, $outcome, Set(Int)) => Bool;
+AdoptRole(p, o, members) ==
     IF AdoptEnabled(p, o)
-    THEN LET newRole == IF o.masterId = BrokerIdOf(p) THEN MASTER ELSE SLAVE IN
-         /\ role' = [role EXCEPT ![p] = newRole]
+    THEN LET isMaster == o.masterId = BrokerIdOf(p)
+             lss == IF isMaster THEN members ELSE {}
+         IN
+         /\ role' = [role EXCEPT ![p] = IF isMaster THEN MASTER ELSE SLAVE]
          /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = o.masterEpoch]
          /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
-         /\ masterHistory' = IF newRole = MASTER
-                             THEN masterHistory \cup {<<o.masterEpoch, p>>}
-                             ELSE masterHistory
-    ELSE UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+         /\ localMasterId' = [localMasterId EXCEPT ![p] = o.masterId]
+         /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
+         /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
+         /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
+         /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = IF isMaster THEN HA_NONE ELSE READY]
+         /\ IF isMaster
+            THEN /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], o.masterEpoch, Len(log[p]))]
+                 /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks)]
+                 /\ acked' = SettledAcked(p, lss, NoPending, log[p], NoAcks)
+                 /\ masterHistory' = masterHistory \cup {<<o.masterEpoch, p>>}
+            ELSE UNCHANGED <<epochFile, confirmOffset, acked, masterHistory>>
+    ELSE UNCHANGED roleVars
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -203,7 +313,7 @@ LoadMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("LoadMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* No meta file but a temp file: resume with its (id, checkCode).
 LoadTempFile(p) ==
@@ -213,7 +323,7 @@ LoadTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ action' = PAct("LoadTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* GetNextBrokerId, then write the temp file with a fresh "addr;timestamp"
 \* checkCode.  Nothing is reserved: two processes may write the same id.
@@ -228,7 +338,7 @@ CreateTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ clock' = clock + 1
     /\ action' = PAct("CreateTempFile", p)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory, dataVars>>
 
 \* ApplyBrokerId(temp id, checkCode).  SUCCESS heard -> ID_APPLIED; a refusal
 \* or a lost response -> APPLY_FAILED (the temp file is deleted next), even
@@ -241,7 +351,7 @@ SendApplyBrokerId(p, lost) ==
                                               THEN ID_APPLIED ELSE APPLY_FAILED]
        /\ outcome' = r.out
     /\ action' = PActLost("SendApplyBrokerId", p, lost)
-    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* After a failed apply, delete the temp file and start again from INITIAL.
 AbandonTempFile(p) ==
@@ -250,7 +360,7 @@ AbandonTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = INITIAL]
     /\ action' = PAct("AbandonTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* Persist the applied id in the meta file (the temp file is still there).
 WriteMetaFile(p) ==
@@ -259,7 +369,7 @@ WriteMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_WRITTEN]
     /\ action' = PAct("WriteMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* The meta file is written; drop the temp file.
 DeleteTempFile(p) ==
@@ -268,7 +378,7 @@ DeleteTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("DeleteTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 \* RegisterBrokerToController(id, current addr).  SUCCESS heard -> REGISTERED
 \* and the role of a live master in the answer is adopted; otherwise the
@@ -280,10 +390,10 @@ SendRegister(p, lost) ==
        /\ outcome' = r.out
        /\ IF r.out.code = SUCCESS /\ ~lost
           THEN /\ regState' = [regState EXCEPT ![p] = REGISTERED]
-               /\ AdoptRole(p, r.out)
-          ELSE UNCHANGED <<regState, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+               /\ AdoptRole(p, r.out, r.out.syncStateSet)
+          ELSE UNCHANGED <<regState, roleVars>>
     /\ action' = PActLost("SendRegister", p, lost)
-    /\ UNCHANGED <<diskVars, addr, clock>>
+    /\ UNCHANGED <<diskVars, addr, clock, log, flushed, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -298,15 +408,17 @@ SendElectMaster(p, lost) ==
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
        /\ IF lost
-          THEN UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
-          ELSE AdoptRole(p, r.out)
+          THEN UNCHANGED roleVars
+          ELSE AdoptRole(p, r.out, {r.out.masterId})  \* the answer carries no set
     /\ action' = PActLost("SendElectMaster", p, lost)
-    /\ UNCHANGED <<diskVars, regState, addr, clock>>
+    /\ UNCHANGED <<diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
 
 \* A poll of GetReplicaInfo or a role-change notification (either may come
 \* late: the controller is read when the process acts).  Adopts a newer
 \* master epoch; a master also learns a newer syncStateSet epoch of its own
-\* master epoch (an alter whose response was lost).
+\* master epoch (an alter whose response was lost), with the set itself,
+\* and recomputes its confirmOffset and acks.  (After an adoption the local
+\* set epoch is the answer's, so the two branches exclude each other.)
 SyncReplicaInfo(p) ==
     /\ regState[p] = REGISTERED
     /\ LET r == CtlGetReplicaInfo(Ctl)
@@ -314,32 +426,39 @@ SyncReplicaInfo(p) ==
        IN
        /\ outcome' = o
        /\ IF o.code # SUCCESS
-          THEN UNCHANGED <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory>>
+          THEN UNCHANGED roleVars
           ELSE IF AdoptEnabled(p, o)
-          THEN AdoptRole(p, o)
-          ELSE /\ localSyncStateSetEpoch' =
-                    IF /\ role[p] = MASTER
-                       /\ o.masterId = metaFile[p]
-                       /\ o.masterEpoch = localMasterEpoch[p]
-                       /\ o.syncStateSetEpoch > localSyncStateSetEpoch[p]
-                    THEN [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
-                    ELSE localSyncStateSetEpoch
-               /\ UNCHANGED <<role, localMasterEpoch, masterHistory>>
+          THEN AdoptRole(p, o, o.syncStateSet)
+          ELSE IF /\ role[p] = MASTER
+                  /\ o.masterId = metaFile[p]
+                  /\ o.masterEpoch = localMasterEpoch[p]
+                  /\ o.syncStateSetEpoch > localSyncStateSetEpoch[p]
+          THEN /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
+               /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = o.syncStateSet]
+               /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
+                                      SettledConfirm(p, o.syncStateSet, pendingAlter[p], log[p], acks[p])]
+               /\ acked' = SettledAcked(p, o.syncStateSet, pendingAlter[p], log[p], acks[p])
+               /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks,
+                              pendingAlter, epochFile>>
+          ELSE UNCHANGED roleVars
     /\ action' = PAct("SyncReplicaInfo", p)
-    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, clock>>
+    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
 
-\* BrokerHeartbeat(id, local master epoch, maxOffset 0, priority 0): the
-\* controller-only model has no log, so the reported offset is 0.
+\* BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0): what
+\* the election ranks by (the epoch of the data it holds, not the epoch it
+\* last heard of).
 SendHeartbeat(p) ==
     /\ regState[p] = REGISTERED
-    /\ LET r == CtlBrokerHeartbeat(Ctl, metaFile[p], localMasterEpoch[p], 0, 0) IN
+    /\ LET r == CtlBrokerHeartbeat(Ctl, metaFile[p], LastEpoch(epochFile[p]), Len(log[p]), 0) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = PAct("SendHeartbeat", p)
-    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
 
-\* The master proposes a set with its local epochs (possibly stale); a heard
-\* SUCCESS updates its local syncStateSet epoch.
+\* The master proposes any set with its local epochs (possibly stale),
+\* request and answer in one step; a heard SUCCESS updates its local
+\* syncStateSet and its epoch, and its confirmOffset and acks.  (The data
+\* path's Expand/Shrink send the request and hear the answer in two steps.)
 SendAlterSyncStateSet(p, newSet, lost) ==
     /\ regState[p] = REGISTERED
     /\ role[p] = MASTER
@@ -348,12 +467,16 @@ SendAlterSyncStateSet(p, newSet, lost) ==
        IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
-       /\ localSyncStateSetEpoch' =
-            IF r.out.code = SUCCESS /\ ~lost
-            THEN [localSyncStateSetEpoch EXCEPT ![p] = r.out.syncStateSetEpoch]
-            ELSE localSyncStateSetEpoch
+       /\ IF r.out.code = SUCCESS /\ ~lost
+          THEN /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = r.out.syncStateSetEpoch]
+               /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = newSet]
+               /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
+                                      SettledConfirm(p, newSet, pendingAlter[p], log[p], acks[p])]
+               /\ acked' = SettledAcked(p, newSet, pendingAlter[p], log[p], acks[p])
+          ELSE UNCHANGED <<localSyncStateSetEpoch, localSyncStateSet, confirmOffset, acked>>
     /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]
-    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, ghostVars>>
+    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, ghostVars,
+                   log, flushed, epochFile, localMasterId, haState, acks, pendingAlter, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -361,16 +484,29 @@ SendAlterSyncStateSet(p, newSet, lost) ==
 (* heartbeat entry stays until HeartbeatExpire.                            *)
 (***************************************************************************)
 
-\* Volatile state is lost; the identity files survive.
+\* Volatile state is lost and the process's HA connections break; the
+\* identity files survive; the log keeps its flushed prefix (all of it with
+\* synchronous flush), the epoch file drops the entries starting at or
+\* beyond the recovered LEO, and the confirmOffset checkpoint is clamped to it.
 Crash(p) ==
     /\ regState[p] \in UpStates
+    /\ LET kept == Min2(flushed[p], Len(log[p])) IN
+       /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, kept)]
+       /\ flushed' = [flushed EXCEPT ![p] = kept]
+       /\ epochFile' = [epochFile EXCEPT ![p] = TruncateSuffix(epochFile[p], kept)]
+       /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[p], kept)]
     /\ regState' = [regState EXCEPT ![p] = DOWN]
     /\ role' = [role EXCEPT ![p] = NONE]
     /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = 0]
     /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = 0]
+    /\ localMasterId' = [localMasterId EXCEPT ![p] = NoMaster]
+    /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = {}]
+    /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
+    /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = HA_NONE]
+    /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
     /\ action' = PAct("Crash", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, ghostVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, ghostVars, msgVars>>
 
 \* Registration starts again, possibly under a new address.
 Restart(p, a) ==
@@ -381,7 +517,7 @@ Restart(p, a) ==
     /\ role' = [role EXCEPT ![p] = NONE]
     /\ action' = [PAct("Restart", p) EXCEPT !.addr = a]
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, ghostVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -393,6 +529,6 @@ ControllerElectScan ==
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = Act("ControllerElectScan")
-    /\ UNCHANGED <<diskVars, procVars, ghostVars>>
+    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
 
 =============================================================================

@@ -56,7 +56,7 @@ CONSTANT
 \* @typeAlias: replica = {addr: Str, checkCode: $checkCode};
 \* @typeAlias: liveInfo = {epoch: Int, maxOffset: Int, priority: Int};
 \* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo};
-\* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int)};
+\* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int), msg: Int, offset: Int, truncateOffset: Int};
 \* @typeAlias: result = {ctl: $ctl, out: $outcome};
 Controller_typedefs == TRUE
 
@@ -109,7 +109,8 @@ MasterAlive(c) == c.masterId # NoMaster /\ c.masterId \in DOMAIN c.alive
 \* @type: (Str) => $outcome;
 Out(code) ==
     [code |-> code, nextBrokerId |-> -1, masterId |-> NoMaster, masterAddr |-> "",
-     masterEpoch |-> -1, syncStateSetEpoch |-> -1, syncStateSet |-> {}]
+     masterEpoch |-> -1, syncStateSetEpoch |-> -1, syncStateSet |-> {},
+     msg |-> -1, offset |-> -1, truncateOffset |-> -1]  \* the data path's (Replication.tla)
 
 \* The master fields a response carries; -1 / "" when there is none (or, with
 \* liveOnly, none alive).  The reference reads replicas[masterId] unguarded;

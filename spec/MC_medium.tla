@@ -21,6 +21,17 @@ ConstInit ==
     /\ MaxEpoch = 3
     /\ MaxClock = 3
     /\ MaxNextBrokerId = 4
+    /\ MaxMsgs = 0
+    /\ DataPath = FALSE
+    /\ AnySetAlter = TRUE
+    /\ Policy = "rocketmq"
+    /\ AllAckInSyncStateSet = TRUE
+    /\ MinInSyncReplicas = 1
+    /\ InSyncReplicas = 1
+    /\ AsyncFlush = FALSE
+    /\ AsyncLearners = {}
+    /\ UnionAckFix = TRUE
+    /\ ConfirmFreezeFix = TRUE
 
 \* TLC fingerprints states by the model's variables only (see MC_small).
 MC_View == modelVars

@@ -20,6 +20,17 @@ ConstInit ==
     /\ MaxEpoch = 3
     /\ MaxClock = 2
     /\ MaxNextBrokerId = 3
+    /\ MaxMsgs = 0
+    /\ DataPath = FALSE
+    /\ AnySetAlter = TRUE
+    /\ Policy = "rocketmq"
+    /\ AllAckInSyncStateSet = TRUE
+    /\ MinInSyncReplicas = 1
+    /\ InSyncReplicas = 1
+    /\ AsyncFlush = FALSE
+    /\ AsyncLearners = {}
+    /\ UnionAckFix = TRUE
+    /\ ConfirmFreezeFix = TRUE
 
 \* TLC fingerprints states by the model's variables only: `action` and
 \* `outcome` label the step that reached a state, they are not state.

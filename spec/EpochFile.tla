@@ -1,0 +1,91 @@
+----------------------------- MODULE EpochFile -----------------------------
+(***************************************************************************)
+(* Logs and epoch files as values (MODEL.md §5; reference/epochs.py).      *)
+(*                                                                         *)
+(* A log is a sequence of entries <<msg, epoch>>: a unique message id and  *)
+(* the master epoch it was written in; offset o (0-based, as in RocketMQ   *)
+(* and the reference) is the sequence's element o + 1, so the LEO is       *)
+(* Len(log).  An epoch file (RocketMQ EpochFileCache, Kafka's leader-epoch *)
+(* checkpoint) is a sequence of <<epoch, startOffset>>.  Only pure         *)
+(* operators here: the variables are declared in Broker.tla.  No          *)
+(* recursion: each walk of the reference is a max/CHOOSE over a finite     *)
+(* set of indices.                                                         *)
+(***************************************************************************)
+EXTENDS Integers, Sequences, FiniteSets
+
+\* @typeAlias: entry = <<Int, Int>>;
+EpochFile_typedefs == TRUE
+
+\* @type: Set(Int) => Int;
+MaxOf(S) == CHOOSE x \in S : \A y \in S : y <= x
+
+\* @type: (Int, Int) => Int;
+Min2(a, b) == IF a <= b THEN a ELSE b
+
+\* The messages of a log, and of its first n entries.
+\* @type: Seq($entry) => Set(Int);
+Msgs(log) == {log[i][1] : i \in 1..Len(log)}
+
+\* @type: (Seq($entry), Int) => Set(Int);
+MsgsBelow(log, n) == {log[i][1] : i \in 1..Min2(n, Len(log))}
+
+\* appendEntry: the file refuses an entry whose epoch or start offset is not
+\* strictly greater than the last one's, so an epoch bump with no new data
+\* is not recorded (the code's behaviour; MODEL.md §4).
+\* @type: (Seq($entry), Int, Int) => Seq($entry);
+EfAppend(ef, epoch, start) ==
+    IF ef # <<>> /\ (ef[Len(ef)][1] >= epoch \/ ef[Len(ef)][2] >= start)
+    THEN ef
+    ELSE Append(ef, <<epoch, start>>)
+
+\* truncateSuffixByOffset: drop the entries that start at or beyond `offset`.
+\* A filter, as in the reference (it does not assume the file is ordered).
+\* @type: (Seq($entry), Int) => Seq($entry);
+TruncateSuffix(ef, offset) ==
+    LET \* @type: $entry => Bool;
+        StartsBelow(e) == e[2] < offset
+    IN SelectSeq(ef, StartsBelow)
+
+\* The epoch of the last entry, 0 for an empty file.
+\* @type: Seq($entry) => Int;
+LastEpoch(ef) == IF ef = <<>> THEN 0 ELSE ef[Len(ef)][1]
+
+\* The start of the last entry, 0 for an empty file (where the current epoch starts).
+\* @type: Seq($entry) => Int;
+LastStart(ef) == IF ef = <<>> THEN 0 ELSE ef[Len(ef)][2]
+
+\* The end offset of the entry at index i (1-based): the next entry's start,
+\* or the LEO for the last one.
+\* @type: (Seq($entry), Int, Int) => Int;
+EndOf(ef, i, leo) == IF i + 1 <= Len(ef) THEN ef[i + 1][2] ELSE leo
+
+\* @type: (Seq($entry), Int) => Bool;
+HasEpoch(ef, epoch) == \E i \in 1..Len(ef) : ef[i][1] = epoch
+
+\* The index of the first entry of `epoch` (meaningful when HasEpoch).
+\* @type: (Seq($entry), Int) => Int;
+EntryOf(ef, epoch) ==
+    CHOOSE i \in 1..Len(ef) : ef[i][1] = epoch /\ \A j \in 1..(i - 1) : ef[j][1] # epoch
+
+\* findConsistentPoint: walk the local entries from the newest; the first
+\* whose epoch the remote file has with the same start offset gives
+\* min(local end, remote end); -1 when there is none.  "The first from the
+\* newest" is the largest matching index.
+\* @type: (Seq($entry), Int, Seq($entry), Int) => Int;
+FindConsistentPoint(local, leo, remote, remoteLeo) ==
+    LET match == {i \in 1..Len(local) :
+                    /\ HasEpoch(remote, local[i][1])
+                    /\ remote[EntryOf(remote, local[i][1])][2] = local[i][2]}
+    IN IF match = {} THEN -1
+       ELSE LET i == MaxOf(match)
+                j == EntryOf(remote, local[i][1])
+            IN Min2(EndOf(local, i, leo), EndOf(remote, j, remoteLeo))
+
+\* EpochFileWellFormed for one process: epochs and start offsets strictly
+\* increase; the last start is at most the LEO.
+\* @type: (Seq($entry), Int) => Bool;
+EfWellFormed(ef, leo) ==
+    /\ \A i \in 1..(Len(ef) - 1) : ef[i][1] < ef[i + 1][1] /\ ef[i][2] < ef[i + 1][2]
+    /\ ef = <<>> \/ ef[Len(ef)][2] <= leo
+
+=============================================================================

@@ -1,0 +1,39 @@
+------------------------------- MODULE MC_data -------------------------------
+(***************************************************************************)
+(* The data-path configurations: two processes with one address each, two *)
+(* ids, a few messages, every invariant of MODEL.md §6.  MC_data.cfg is the*)
+(* safe setting (rocketmq truncation, acks from the whole syncStateSet, no *)
+(* unclean election, synchronous flush, both fixes); MC_data_kip279.cfg    *)
+(* the same with KIP-279; MC_neg_*.cfg switch one option to a known-bad    *)
+(* setting and must produce a counterexample (spec/README.md).             *)
+(* ConstInit (Apalache) is the safe setting.                               *)
+(***************************************************************************)
+EXTENDS AutoSwitch
+
+MC_Processes == {"p1", "p2"}
+MC_Addrs == [p \in MC_Processes |-> IF p = "p1" THEN {"a1"} ELSE {"a2"}]
+MC_BrokerIds == 1..2
+
+ConstInit ==
+    /\ EnableElectUncleanMaster = FALSE
+    /\ Processes = MC_Processes
+    /\ Addrs = MC_Addrs
+    /\ BrokerIds = MC_BrokerIds
+    /\ AllowCleanBrokerData = FALSE
+    /\ MaxEpoch = 3
+    /\ MaxClock = 2
+    /\ MaxNextBrokerId = 3
+    /\ MaxMsgs = 2
+    /\ DataPath = TRUE
+    /\ AnySetAlter = FALSE
+    /\ Policy = "rocketmq"
+    /\ AllAckInSyncStateSet = TRUE
+    /\ MinInSyncReplicas = 1
+    /\ InSyncReplicas = 1
+    /\ AsyncFlush = FALSE
+    /\ AsyncLearners = {}
+    /\ UnionAckFix = TRUE
+    /\ ConfirmFreezeFix = TRUE
+
+MC_View == modelVars
+=============================================================================

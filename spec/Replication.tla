@@ -1,0 +1,266 @@
+---------------------------- MODULE Replication ----------------------------
+(***************************************************************************)
+(* The data path (MODEL.md §5; reference/replication.py): producer writes, *)
+(* the HA handshake with the truncation policy, transfer, acks, the        *)
+(* master's syncStateSet expand/shrink with the controller's answer        *)
+(* arriving later, flush and consumption.  One action per function of     *)
+(* replication.py, with the same name; the action tags are those of        *)
+(* reference/step.py.                                                      *)
+(*                                                                         *)
+(* Layered as hachikuji's kafka-specification: one replication model, the  *)
+(* truncation step swapped.  Each policy is one small operator in a module *)
+(* of its own (TruncateRocketMQ, TruncateHW, TruncateKIP101,               *)
+(* TruncateKIP279); the constant Policy selects it.  The confirmOffset and *)
+(* producer-ack rules are in Acks.tla; the variables, role changes and     *)
+(* crashes in Broker.tla, so elections, syncStateSet changes and crashes   *)
+(* interleave with every step here.                                        *)
+(***************************************************************************)
+EXTENDS Broker, TruncateRocketMQ, TruncateHW, TruncateKIP101, TruncateKIP279
+
+CONSTANTS
+    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279".
+    \* @type: Str;
+    Policy,
+    \* A master refuses writes while its local syncStateSet is smaller.
+    \* @type: Int;
+    MinInSyncReplicas,
+    \* TRUE: the log becomes durable only by Flush (a crash keeps the flushed
+    \* prefix); FALSE: every append is durable at once.
+    \* @type: Bool;
+    AsyncFlush,
+    \* Processes that replicate but never join the syncStateSet.
+    \* @type: Set(Str);
+    AsyncLearners
+
+IN_SYNC_REPLICAS_NOT_ENOUGH == "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT == "NO_CONSISTENT_POINT"
+Policies == {"rocketmq", "hw", "kip101", "kip279"}
+
+\* The offset a slave keeps when it hand-shakes (-1: none, cannot sync).
+\* @type: (Seq($entry), Int, Int, Seq($entry), Int) => Int;
+TruncatePoint(local, leo, hw, remote, remoteLeo) ==
+    CASE Policy = "rocketmq" -> TruncRocketMQ(local, leo, hw, remote, remoteLeo)
+      [] Policy = "hw"       -> TruncHW(local, leo, hw, remote, remoteLeo)
+      [] Policy = "kip101"   -> TruncKIP101(local, leo, hw, remote, remoteLeo)
+      [] Policy = "kip279"   -> TruncKIP279(local, leo, hw, remote, remoteLeo)
+
+\* f with key k set to v (added if absent).
+\* @type: (Int -> Int, Int, Int) => (Int -> Int);
+SetKey(f, k, v) == [b \in DOMAIN f \cup {k} |-> IF b = k THEN v ELSE f[b]]
+
+\* A log append is durable at once unless AsyncFlush.
+\* @type: (Str, Seq($entry)) => Bool;
+AppendDurably(p, lg) ==
+    /\ log' = [log EXCEPT ![p] = lg]
+    /\ flushed' = IF AsyncFlush THEN flushed ELSE [flushed EXCEPT ![p] = Len(lg)]
+
+\* @type: Str => Bool;
+ActsAsMaster(p) == regState[p] = REGISTERED /\ role[p] = MASTER
+
+\* _slave_link: p is a registered slave in HA state st, and q is the process
+\* holding the id p follows, up, acting as master, in the SAME master epoch
+\* (a master refuses a slave of another epoch; refinement of MODEL.md).
+\* @type: (Str, Str, Str) => Bool;
+SlaveLink(p, q, st) ==
+    /\ regState[p] = REGISTERED /\ role[p] = SLAVE /\ haState[p] = st
+    /\ localMasterId[p] # NoId /\ metaFile[q] = localMasterId[p]
+    /\ ActsAsMaster(q)
+    /\ localMasterEpoch[q] = localMasterEpoch[p]
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Producer writes.                                                        *)
+(***************************************************************************)
+
+\* A producer sends a new message to a master: refused with
+\* IN_SYNC_REPLICAS_NOT_ENOUGH while the local syncStateSet is smaller than
+\* MinInSyncReplicas (no state change), else appended in the master's epoch;
+\* confirmOffset and the producer acks are recomputed (with a single-member
+\* set a write is acknowledged at once).
+Write(p) ==
+    /\ ActsAsMaster(p)
+    /\ IF Cardinality(localSyncStateSet[p]) < MinInSyncReplicas
+       THEN /\ outcome' = Out(IN_SYNC_REPLICAS_NOT_ENOUGH)
+            /\ UNCHANGED modelVars
+       ELSE LET lg == Append(log[p], <<nextMsg, localMasterEpoch[p]>>) IN
+            /\ AppendDurably(p, lg)
+            /\ nextMsg' = nextMsg + 1
+            /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
+                                   SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])]
+            /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
+            /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
+            /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, epochFile, dataProcVars, seen>>
+    /\ action' = PAct("Write", p)
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* HA: handshake, transfer, ack.                                           *)
+(***************************************************************************)
+
+\* The slave gets the master's epoch file and LEO and truncates its log and
+\* epoch file to the policy's point (one atomic step: the exchange is a
+\* request/response on one connection, and any change on either side
+\* drops the connection); then TRANSFER, with the point as its first ack on
+\* the master.  No point (`rocketmq` only): NO_CONSISTENT_POINT, the slave
+\* stays READY (no state change) and may retry after the master changes.
+Handshake(p) ==
+    /\ \E q \in Processes :
+        /\ SlaveLink(p, q, READY)
+        /\ LET point == TruncatePoint(epochFile[p], Len(log[p]), confirmOffset[p],
+                                      epochFile[q], Len(log[q]))
+               ak == SetKey(acks[q], metaFile[p], point)
+           IN
+           IF point < 0
+           THEN /\ outcome' = [Out(NO_CONSISTENT_POINT) EXCEPT !.truncateOffset = -1]
+                /\ UNCHANGED modelVars
+           ELSE /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, point)]
+                /\ flushed' = [flushed EXCEPT ![p] = Min2(flushed[p], point)]
+                /\ epochFile' = [epochFile EXCEPT ![p] = TruncateSuffix(epochFile[p], point)]
+                /\ haState' = [haState EXCEPT ![p] = TRANSFER]
+                /\ acks' = [acks EXCEPT ![q] = ak]
+                /\ confirmOffset' = [confirmOffset EXCEPT
+                       ![p] = Min2(confirmOffset[p], point),
+                       ![q] = SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+                /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
+                /\ outcome' = [Out(OK) EXCEPT !.truncateOffset = point]
+                /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, localMasterId,
+                               localSyncStateSet, pendingAlter, nextMsg, seen>>
+    /\ action' = PAct("Handshake", p)
+
+\* The master sends the next message from the slave's offset (one message
+\* per transfer, so a batch never crosses an epoch boundary); a new epoch is
+\* appended to the slave's epoch file at the offset where it starts; the
+\* slave's confirmOffset becomes min(the master's, its own new LEO).
+Transfer(p) ==
+    /\ \E q \in Processes :
+        /\ SlaveLink(p, q, TRANSFER)
+        /\ Len(log[p]) < Len(log[q])
+        /\ LET e == log[q][Len(log[p]) + 1]
+               lg == Append(log[p], e)
+           IN
+           /\ AppendDurably(p, lg)
+           /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], e[2], Len(log[p]))]
+           /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
+    /\ action' = PAct("Transfer", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataProcVars, msgVars>>
+
+\* The slave reports its LEO (when the master's record differs); the master
+\* records it, recomputes confirmOffset and acknowledges producers.
+Ack(p) ==
+    /\ \E q \in Processes :
+        /\ SlaveLink(p, q, TRANSFER)
+        /\ ~(metaFile[p] \in DOMAIN acks[q] /\ acks[q][metaFile[p]] = Len(log[p]))
+        /\ LET ak == SetKey(acks[q], metaFile[p], Len(log[p])) IN
+           /\ acks' = [acks EXCEPT ![q] = ak]
+           /\ confirmOffset' = [confirmOffset EXCEPT ![q] =
+                                  SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+           /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
+    /\ action' = PAct("Ack", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, log, flushed, epochFile,
+                   localMasterId, localSyncStateSet, haState, pendingAlter, nextMsg, seen>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* The master's syncStateSet changes: the request is applied by the        *)
+(* controller at once, its answer reaches the master later (AlterArrives)  *)
+(* or, lost, never; the local set changes only when a SUCCESS arrives.     *)
+(* While the answer is on its way, acks count against local ∪ proposed     *)
+(* set (UnionAckFix, RocketMQ #5663).  One alter in flight at a time.      *)
+(***************************************************************************)
+
+\* _propose: AlterSyncStateSet with the master's local epochs; the answer is
+\* kept as the alter in flight (not if lost).  No recomputation here, as in
+\* the reference: confirmOffset moves at the master's next settling step.
+\* @type: (Str, Set(Int), Bool) => Bool;
+Propose(p, newSet, lost) ==
+    LET r == CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet,
+                                  localSyncStateSetEpoch[p])
+    IN
+    /\ SetCtl(r.ctl)
+    /\ outcome' = r.out
+    /\ pendingAlter' = [pendingAlter EXCEPT ![p] =
+            IF lost THEN NoPending
+            ELSE [newSyncStateSet |-> newSet, code |-> r.out.code,
+                  syncStateSetEpoch |-> r.out.syncStateSetEpoch]]
+    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataDiskVars, localMasterId,
+                   localSyncStateSet, haState, acks, msgVars>>
+
+\* A connected slave outside the set whose ack has reached both the master's
+\* confirmOffset and the start of its current epoch joins the set; an async
+\* learner never does.
+Expand(p, b, lost) ==
+    /\ ActsAsMaster(p)
+    /\ pendingAlter[p] = NoPending
+    /\ b \notin localSyncStateSet[p]
+    /\ b \in DOMAIN acks[p]
+    /\ acks[p][b] >= confirmOffset[p]
+    /\ acks[p][b] >= LastStart(epochFile[p])
+    /\ \A q \in Processes : metaFile[q] = b => q \notin AsyncLearners
+    /\ Propose(p, localSyncStateSet[p] \cup {b}, lost)
+    /\ action' = [PActLost("Expand", p, lost) EXCEPT !.brokerId = b]
+
+\* A member that is disconnected or behind leaves the set
+\* (haMaxTimeSlaveNotCatchup: time is abstract, any lagging member may go).
+Shrink(p, b, lost) ==
+    /\ ActsAsMaster(p)
+    /\ pendingAlter[p] = NoPending
+    /\ b \in localSyncStateSet[p]
+    /\ b # metaFile[p]
+    /\ (IF b \in DOMAIN acks[p] THEN acks[p][b] ELSE -1) < Len(log[p])
+    /\ Propose(p, localSyncStateSet[p] \ {b}, lost)
+    /\ action' = [PActLost("Shrink", p, lost) EXCEPT !.brokerId = b]
+
+\* The controller's answer reaches the master; a SUCCESS becomes its local
+\* set (and set epoch); a master recomputes confirmOffset and acks.
+AlterArrives(p) ==
+    /\ regState[p] = REGISTERED
+    /\ pendingAlter[p] # NoPending
+    /\ LET pd == pendingAlter[p]
+           applied == pd.code = SUCCESS /\ role[p] = MASTER
+           lss == IF applied THEN pd.newSyncStateSet ELSE localSyncStateSet[p]
+       IN
+       /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
+       /\ localSyncStateSetEpoch' = IF applied
+                                    THEN [localSyncStateSetEpoch EXCEPT ![p] = pd.syncStateSetEpoch]
+                                    ELSE localSyncStateSetEpoch
+       /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
+       /\ IF role[p] = MASTER
+          THEN /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
+                                      SettledConfirm(p, lss, NoPending, log[p], acks[p])]
+               /\ acked' = SettledAcked(p, lss, NoPending, log[p], acks[p])
+          ELSE UNCHANGED <<confirmOffset, acked>>
+       /\ outcome' = Out(pd.code)
+    /\ action' = PAct("AlterArrives", p)
+    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, role, localMasterEpoch, ghostVars,
+                   log, flushed, epochFile, localMasterId, haState, acks, nextMsg, seen>>
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Flush and consumption.                                                  *)
+(***************************************************************************)
+
+\* The whole log becomes durable (does something only with AsyncFlush).
+Flush(p) ==
+    /\ regState[p] # DOWN
+    /\ flushed[p] < Len(log[p])
+    /\ flushed' = [flushed EXCEPT ![p] = Len(log[p])]
+    /\ action' = PAct("Flush", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, log, epochFile, confirmOffset,
+                   dataProcVars, msgVars>>
+
+\* A consumer reads what a process with a role shows, the messages below its
+\* confirmOffset (enabled only when that shows something not yet seen).
+Consume(p) ==
+    /\ regState[p] = REGISTERED
+    /\ role[p] # NONE
+    /\ LET visible == MsgsBelow(log[p], confirmOffset[p]) IN
+       /\ ~(visible \subseteq seen)
+       /\ seen' = seen \cup visible
+    /\ action' = PAct("Consume", p)
+    /\ outcome' = Out(OK)
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataDiskVars, dataProcVars, nextMsg, acked>>
+
+=============================================================================
