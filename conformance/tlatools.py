@@ -253,11 +253,15 @@ _OUTCOME_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "SendRegister": ((), _MASTER_VIEW + ("syncStateSet",)),
     "GetReplicaInfo": ((), _MASTER_VIEW + ("syncStateSet",)),
     "SyncReplicaInfo": ((), _MASTER_VIEW + ("syncStateSet",)),
-    "ElectMaster": (_MASTER_VIEW, ()),
-    "SendElectMaster": (_MASTER_VIEW, ()),
-    "ControllerElectScan": (_MASTER_VIEW, ()),
+    "ElectMaster": (_MASTER_VIEW + ("syncStateSet",), ()),
+    "SendElectMaster": (_MASTER_VIEW + ("syncStateSet",), ()),
+    "ControllerElectScan": (_MASTER_VIEW + ("syncStateSet",), ()),
     "AlterSyncStateSet": (("syncStateSetEpoch",), ()),
     "SendAlterSyncStateSet": (("syncStateSetEpoch",), ()),
+    "Expand": (("syncStateSetEpoch",), ()),
+    "Shrink": (("syncStateSetEpoch",), ()),
+    "Write": ((), ("msg", "offset")),
+    "Handshake": (("truncateOffset",), ()),
 }
 
 

@@ -25,13 +25,16 @@ CONSTANTS
     \* @type: Bool;
     ConfirmFreezeFix
 
-\* A master's AlterSyncStateSet whose answer has not reached it yet
-\* (reference PendingAlter); NoPending = none (variables.py NO_PENDING).
-\* @typeAlias: pending = {newSyncStateSet: Set(Int), code: Str, syncStateSetEpoch: Int};
+\* A master's AlterSyncStateSet whose outcome it does not know yet (reference
+\* PendingAlter); `delivered`: the answer is on its way (AlterArrives);
+\* otherwise it was lost and the master learns the outcome only from the
+\* controller's replica info (SyncReplicaInfo).  NoPending = none
+\* (variables.py NO_PENDING).
+\* @typeAlias: pending = {newSyncStateSet: Set(Int), code: Str, syncStateSetEpoch: Int, delivered: Bool};
 Acks_typedefs == TRUE
 
 \* @type: $pending;
-NoPending == [newSyncStateSet |-> {}, code |-> "", syncStateSetEpoch |-> -1]
+NoPending == [newSyncStateSet |-> {}, code |-> "", syncStateSetEpoch |-> -1, delivered |-> FALSE]
 
 \* The members whose acks count: the local syncStateSet, united with the set
 \* of an alter still in flight when the #5663 fix is on.

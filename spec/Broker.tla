@@ -272,18 +272,17 @@ SettledAcked(p, lss, pend, lg, ak) ==
 \* Either way the process follows the named master, forgets its acks and
 \* its alter in flight, and its own HA connections break (DroppedHa/Acks).
 \* changeToMaster appends <<epoch, LEO>> to the epoch file (refused unless
-\* both grow), adopts `members` (the answer's syncStateSet; {master} for an
-\* ElectMaster answer, which carries none), recomputes confirmOffset and
+\* both grow), adopts the answer's syncStateSet, recomputes confirmOffset and
 \* acks, and records <<epoch, p>> in the ghost history.  changeToSlave
 \* leaves the slave READY to hand-shake with the new master.
 \* @type: (Str, $outcome) => Bool;
 AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
 
-\* @type: (Str, $outcome, Set(Int)) => Bool;
-AdoptRole(p, o, members) ==
+\* @type: (Str, $outcome) => Bool;
+AdoptRole(p, o) ==
     IF AdoptEnabled(p, o)
     THEN LET isMaster == o.masterId = BrokerIdOf(p)
-             lss == IF isMaster THEN members ELSE {}
+             lss == IF isMaster THEN o.syncStateSet ELSE {}
          IN
          /\ role' = [role EXCEPT ![p] = IF isMaster THEN MASTER ELSE SLAVE]
          /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = o.masterEpoch]
@@ -390,7 +389,7 @@ SendRegister(p, lost) ==
        /\ outcome' = r.out
        /\ IF r.out.code = SUCCESS /\ ~lost
           THEN /\ regState' = [regState EXCEPT ![p] = REGISTERED]
-               /\ AdoptRole(p, r.out, r.out.syncStateSet)
+               /\ AdoptRole(p, r.out)
           ELSE UNCHANGED <<regState, roleVars>>
     /\ action' = PActLost("SendRegister", p, lost)
     /\ UNCHANGED <<diskVars, addr, clock, log, flushed, nextMsg, seen>>
@@ -409,37 +408,46 @@ SendElectMaster(p, lost) ==
        /\ outcome' = r.out
        /\ IF lost
           THEN UNCHANGED roleVars
-          ELSE AdoptRole(p, r.out, {r.out.masterId})  \* the answer carries no set
+          ELSE AdoptRole(p, r.out)
     /\ action' = PActLost("SendElectMaster", p, lost)
     /\ UNCHANGED <<diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
 
 \* A poll of GetReplicaInfo or a role-change notification (either may come
 \* late: the controller is read when the process acts).  Adopts a newer
 \* master epoch; a master also learns a newer syncStateSet epoch of its own
-\* master epoch (an alter whose response was lost), with the set itself,
-\* and recomputes its confirmOffset and acks.  (After an adoption the local
-\* set epoch is the answer's, so the two branches exclude each other.)
+\* master epoch (an alter whose response was lost), with the set itself;
+\* an alter whose answer was lost is then settled (no longer counted); and
+\* a master of the answer's epoch recomputes its confirmOffset and acks.
+\* (The reference runs the second part after an adoption too; there it
+\* changes nothing: the set epoch is the answer's, no alter is in flight,
+\* and settling twice gives the same values.  So the branches exclude
+\* each other here.)
 SyncReplicaInfo(p) ==
     /\ regState[p] = REGISTERED
     /\ LET r == CtlGetReplicaInfo(Ctl)
            o == r.out
+           newer == o.syncStateSetEpoch > localSyncStateSetEpoch[p]
+           lss == IF newer THEN o.syncStateSet ELSE localSyncStateSet[p]
+           pend == IF pendingAlter[p] # NoPending /\ ~pendingAlter[p].delivered
+                   THEN NoPending ELSE pendingAlter[p]
        IN
        /\ outcome' = o
        /\ IF o.code # SUCCESS
           THEN UNCHANGED roleVars
           ELSE IF AdoptEnabled(p, o)
-          THEN AdoptRole(p, o, o.syncStateSet)
+          THEN AdoptRole(p, o)
           ELSE IF /\ role[p] = MASTER
                   /\ o.masterId = metaFile[p]
                   /\ o.masterEpoch = localMasterEpoch[p]
-                  /\ o.syncStateSetEpoch > localSyncStateSetEpoch[p]
-          THEN /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
-               /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = o.syncStateSet]
+          THEN /\ localSyncStateSetEpoch' = IF newer
+                                            THEN [localSyncStateSetEpoch EXCEPT ![p] = o.syncStateSetEpoch]
+                                            ELSE localSyncStateSetEpoch
+               /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
+               /\ pendingAlter' = [pendingAlter EXCEPT ![p] = pend]
                /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, o.syncStateSet, pendingAlter[p], log[p], acks[p])]
-               /\ acked' = SettledAcked(p, o.syncStateSet, pendingAlter[p], log[p], acks[p])
-               /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks,
-                              pendingAlter, epochFile>>
+                                      SettledConfirm(p, lss, pend, log[p], acks[p])]
+               /\ acked' = SettledAcked(p, lss, pend, log[p], acks[p])
+               /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks, epochFile>>
           ELSE UNCHANGED roleVars
     /\ action' = PAct("SyncReplicaInfo", p)
     /\ UNCHANGED <<ctlVars, diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>

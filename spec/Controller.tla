@@ -223,10 +223,13 @@ ElectPolicy(c, hasDesignated, designated) ==
 (* unregistered winner would break SyncStateSetRegistered).                *)
 (* A winner bumps masterEpoch and syncStateSetEpoch and becomes the only   *)
 (* member; no winner on a controller trigger clears the master and still  *)
-(* bumps masterEpoch (so the old master is fenced).                        *)
+(* bumps masterEpoch (so the old master is fenced).  Every answer carries  *)
+(* the master view and the syncStateSet of the resulting state (the        *)
+(* response body in RocketMQ, which a broker that becomes master adopts):  *)
+(* CtlElectMaster below.                                                   *)
 (***************************************************************************)
 \* @type: ($ctl, Str, Int) => $result;
-CtlElectMaster(c, trigger, id) ==
+CtlElect(c, trigger, id) ==
     IF ~Known(c)
     THEN Result(c, WithMasterView(Out(CONTROLLER_BROKER_NEED_TO_BE_REGISTERED), c, FALSE))
     ELSE
@@ -245,6 +248,12 @@ CtlElectMaster(c, trigger, id) ==
     ELSE IF trigger = "controller"
     THEN Result(cleared, WithMasterView(Out(CONTROLLER_MASTER_NOT_AVAILABLE), cleared, FALSE))
     ELSE Result(c, WithMasterView(Out(CONTROLLER_ELECT_MASTER_FAILED), c, FALSE))
+
+\* The request: CtlElect and, in every answer, the resulting syncStateSet.
+\* @type: ($ctl, Str, Int) => $result;
+CtlElectMaster(c, trigger, id) ==
+    LET r == CtlElect(c, trigger, id)
+    IN Result(r.ctl, [r.out EXCEPT !.syncStateSet = r.ctl.syncStateSet])
 
 (***************************************************************************)
 (* AlterSyncStateSet(masterId, masterEpoch, newSet, syncStateSetEpoch):    *)

@@ -170,9 +170,12 @@ Ack(p) ==
 (* set (UnionAckFix, RocketMQ #5663).  One alter in flight at a time.      *)
 (***************************************************************************)
 
-\* _propose: AlterSyncStateSet with the master's local epochs; the answer is
-\* kept as the alter in flight (not if lost).  No recomputation here, as in
-\* the reference: confirmOffset moves at the master's next settling step.
+\* _propose: AlterSyncStateSet with the master's local epochs; the proposal
+\* stays in flight either way: delivered, its answer arrives by AlterArrives;
+\* lost, it stays counted (with the #5663 fix: the code keeps its
+\* "synchronizing" set after a timeout) until replica info tells the master
+\* the outcome (SyncReplicaInfo).  No recomputation here, as in the
+\* reference: confirmOffset moves at the master's next settling step.
 \* @type: (Str, Set(Int), Bool) => Bool;
 Propose(p, newSet, lost) ==
     LET r == CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet,
@@ -181,9 +184,8 @@ Propose(p, newSet, lost) ==
     /\ SetCtl(r.ctl)
     /\ outcome' = r.out
     /\ pendingAlter' = [pendingAlter EXCEPT ![p] =
-            IF lost THEN NoPending
-            ELSE [newSyncStateSet |-> newSet, code |-> r.out.code,
-                  syncStateSetEpoch |-> r.out.syncStateSetEpoch]]
+            [newSyncStateSet |-> newSet, code |-> r.out.code,
+             syncStateSetEpoch |-> r.out.syncStateSetEpoch, delivered |-> ~lost]]
     /\ UNCHANGED <<diskVars, procVars, ghostVars, dataDiskVars, localMasterId,
                    localSyncStateSet, haState, acks, msgVars>>
 
@@ -217,6 +219,7 @@ Shrink(p, b, lost) ==
 AlterArrives(p) ==
     /\ regState[p] = REGISTERED
     /\ pendingAlter[p] # NoPending
+    /\ pendingAlter[p].delivered
     /\ LET pd == pendingAlter[p]
            applied == pd.code = SUCCESS /\ role[p] = MASTER
            lss == IF applied THEN pd.newSyncStateSet ELSE localSyncStateSet[p]

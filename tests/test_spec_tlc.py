@@ -95,7 +95,8 @@ MC_View == <<modelVars, outcome>>
 """
 # The spec's outcome record carries every response field; absent ones hold these values.
 OUTCOME_PADDING = {"nextBrokerId": -1, "masterId": -1, "masterAddr": "", "masterEpoch": -1,
-                   "syncStateSetEpoch": -1, "syncStateSet": frozenset()}
+                   "syncStateSetEpoch": -1, "syncStateSet": frozenset(), "msg": -1, "offset": -1,
+                   "truncateOffset": -1}
 
 
 def _freeze(x: Any) -> Any:
@@ -103,11 +104,15 @@ def _freeze(x: Any) -> Any:
         return tuple(sorted((k, _freeze(v)) for k, v in x.items()))
     if isinstance(x, set | frozenset):
         return tuple(sorted(_freeze(v) for v in x))
+    if isinstance(x, list | tuple):  # logs and epoch files
+        return tuple(_freeze(v) for v in x)
     return x
 
 
-def _next_actions() -> list[dict[str, Any]]:
-    """Every action record of AutoSwitch's Next for PROCESS_ADDRS and BROKER_IDS (no CleanBrokerData)."""
+def _next_actions(data_path: bool = False, any_set_alter: bool = True) -> list[dict[str, Any]]:
+    """Every action record of AutoSwitch's Next for PROCESS_ADDRS and BROKER_IDS (no CleanBrokerData);
+    with ``data_path`` the actions of Replication.tla (DataNext) too. Write's MaxMsgs bound is a
+    condition on the state: ``_reference_bfs`` applies it."""
     subsets = [frozenset(c) for r in range(len(BROKER_IDS) + 1) for c in itertools.combinations(BROKER_IDS, r)]
     actions: list[dict[str, Any]] = []
     for p, addrs in PROCESS_ADDRS.items():
@@ -116,9 +121,15 @@ def _next_actions() -> list[dict[str, Any]]:
             actions.append({"tag": tag, "process": p})
         for tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster"):
             actions += [{"tag": tag, "process": p, "lost": lost} for lost in (False, True)]
-        actions += [{"tag": "SendAlterSyncStateSet", "process": p, "newSyncStateSet": s, "lost": lost}
-                    for s in subsets for lost in (False, True)]
+        if any_set_alter:
+            actions += [{"tag": "SendAlterSyncStateSet", "process": p, "newSyncStateSet": s, "lost": lost}
+                        for s in subsets for lost in (False, True)]
         actions += [{"tag": "Restart", "process": p, "addr": a} for a in addrs]
+        if data_path:
+            for tag in ("Write", "Handshake", "Transfer", "Ack", "AlterArrives", "Flush", "Consume"):
+                actions.append({"tag": tag, "process": p})
+            actions += [{"tag": tag, "process": p, "brokerId": i, "lost": lost}
+                        for tag in ("Expand", "Shrink") for i in BROKER_IDS for lost in (False, True)]
     actions.append({"tag": "ControllerElectScan"})
     actions += [{"tag": "ElectMaster", "trigger": "admin", "brokerId": i} for i in BROKER_IDS]
     actions += [{"tag": "HeartbeatExpire", "brokerId": i} for i in BROKER_IDS]
@@ -126,11 +137,13 @@ def _next_actions() -> list[dict[str, Any]]:
     return actions
 
 
-def _reference_bfs(bounds: dict[str, int], unclean: bool) -> tuple[int, int]:
+def _reference_bfs(bounds: dict[str, int], unclean: bool, *, data_path: bool = False, any_set_alter: bool = True,
+                   opts: Options | None = None) -> tuple[int, int]:
     """(distinct (state, padded outcome) pairs, depth) of the reference model, explored the way TLC
     explores the spec under VIEW <<modelVars, outcome>>."""
-    opts = Options(enable_elect_unclean_master=unclean)
-    actions = _next_actions()
+    opts = opts or Options(enable_elect_unclean_master=unclean)
+    actions = _next_actions(data_path, any_set_alter)
+    max_msgs = bounds.get("MaxMsgs", 0)
 
     def in_model(s: Any) -> bool:
         c = s.controller
@@ -143,6 +156,8 @@ def _reference_bfs(bounds: dict[str, int], unclean: bool) -> tuple[int, int]:
         if key not in expanded:  # successors depend on the state only, not on how it was reached
             found = []
             for action in actions:
+                if action["tag"] == "Write" and s.next_msg > max_msgs:
+                    continue  # Next's bound (DataNext: nextMsg <= MaxMsgs)
                 try:
                     w, outcome = step(s, action, opts)
                 except NotEnabled:
