@@ -43,14 +43,16 @@ OK = frozendict(code=codes.OK)
 _UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
 
 
-def _proc(s: System, p: str, *states: str) -> Process:
+def require_process(s: System, p: str, *states: str) -> Process:
+    """The process ``p``, which must be in one of ``states``."""
     require(p in s.procs, f"unknown process {p!r}")
     proc = s.procs[p]
     require(proc.reg_state in states, f"{p} is {proc.reg_state}, not {'/'.join(states)}")
     return proc
 
 
-def _put(s: System, p: str, proc: Process, **changes) -> System:
+def with_process(s: System, p: str, proc: Process, **changes) -> System:
+    """``s`` with process ``p`` replaced by ``proc`` (and other System fields changed)."""
     return evolve(s, procs=s.procs.set(p, proc), **changes)
 
 
@@ -68,10 +70,10 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
                   acks=frozendict(), pending_alter=None)
     s = _drop_connections_to(s, proc.meta_file)
     if master_id != proc.broker_id:
-        return _put(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
+        return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
     proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
-    return settle_master(_put(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+    return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:
@@ -90,70 +92,70 @@ def _drop_connections_to(s: System, broker_id: int) -> System:
 
 def load_meta_file(s: System, p: str) -> tuple[System, frozendict]:
     """LoadMetaFile: a meta file on disk wins: registration goes straight to META_DONE with its id."""
-    proc = _proc(s, p, INITIAL)
+    proc = require_process(s, p, INITIAL)
     require(proc.meta_file != NO_ID, f"{p} has no meta file")
-    return _put(s, p, evolve(proc, reg_state=META_DONE)), OK
+    return with_process(s, p, evolve(proc, reg_state=META_DONE)), OK
 
 
 def load_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """LoadTempFile: no meta file but a temp file: resume with its (id, checkCode)."""
-    proc = _proc(s, p, INITIAL)
+    proc = require_process(s, p, INITIAL)
     require(proc.meta_file == NO_ID and proc.temp_file is not None, f"{p} has a meta file or no temp file")
-    return _put(s, p, evolve(proc, reg_state=TEMP_DONE)), OK
+    return with_process(s, p, evolve(proc, reg_state=TEMP_DONE)), OK
 
 
 def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """CreateTempFile: GetNextBrokerId, then write the temp file with a fresh ``addr;timestamp`` checkCode."""
-    proc = _proc(s, p, INITIAL)
+    proc = require_process(s, p, INITIAL)
     require(proc.meta_file == NO_ID and proc.temp_file is None, f"{p} already has an identity file")
     _, answer = ctl.get_next_broker_id(s.controller)
     temp = TempFile(answer["nextBrokerId"], f"{proc.addr};{s.clock}")
-    return _put(s, p, evolve(proc, temp_file=temp, reg_state=TEMP_DONE), clock=s.clock + 1), answer
+    return with_process(s, p, evolve(proc, temp_file=temp, reg_state=TEMP_DONE), clock=s.clock + 1), answer
 
 
 def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
     """SendApplyBrokerId: ApplyBrokerId(temp id, checkCode). SUCCESS heard -> ID_APPLIED; a refusal or a
     lost response -> APPLY_FAILED (the temp file is deleted next)."""
-    proc = _proc(s, p, TEMP_DONE)
+    proc = require_process(s, p, TEMP_DONE)
     c, answer = ctl.apply_broker_id(s.controller, proc.temp_file.broker_id, proc.temp_file.check_code)
     ok = answer["code"] == codes.SUCCESS and not lost
-    return _put(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
+    return with_process(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
 
 
 def abandon_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """AbandonTempFile: after a failed apply, delete the temp file and start again from INITIAL."""
-    proc = _proc(s, p, APPLY_FAILED)
-    return _put(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
+    proc = require_process(s, p, APPLY_FAILED)
+    return with_process(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
 
 
 def write_meta_file(s: System, p: str) -> tuple[System, frozendict]:
     """WriteMetaFile: persist the applied id in the meta file (the temp file is still there)."""
-    proc = _proc(s, p, ID_APPLIED)
-    return _put(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
+    proc = require_process(s, p, ID_APPLIED)
+    return with_process(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
 
 
 def delete_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """DeleteTempFile: the meta file is written; drop the temp file."""
-    proc = _proc(s, p, META_WRITTEN)
-    return _put(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
+    proc = require_process(s, p, META_WRITTEN)
+    return with_process(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
 
 
 def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendRegister: RegisterBrokerToController(id, current addr). SUCCESS heard -> REGISTERED and the role
     of a live master in the answer is adopted; otherwise the process stays META_DONE and retries."""
-    proc = _proc(s, p, META_DONE)
+    proc = require_process(s, p, META_DONE)
     c, answer = ctl.register_broker(s.controller, proc.meta_file, proc.addr)
     s = evolve(s, controller=c)
     if answer["code"] != codes.SUCCESS or lost:
         return s, answer
-    s = _put(s, p, evolve(proc, reg_state=REGISTERED))
+    s = with_process(s, p, evolve(proc, reg_state=REGISTERED))
     return _adopt_role(s, p, answer, opts), answer
 
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard answer naming a master
     (new or still existing) is adopted if its epoch is newer."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
     return (s if lost else _adopt_role(s, p, answer, opts)), answer
@@ -163,7 +165,7 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
     """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
     Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
     master epoch, which settles an alter whose answer was lost."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
         return s, answer
@@ -174,14 +176,14 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
             proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
         if proc.pending_alter is not None and not proc.pending_alter.delivered:
             proc = evolve(proc, pending_alter=None)
-        s = settle_master(_put(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts)
     return s, answer
 
 
 def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
     """SendHeartbeat: BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0), what the
     election ranks by."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epochs.last_epoch(proc.epochs), proc.leo, 0)
     return evolve(s, controller=c), answer
 
@@ -190,7 +192,7 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     """SendAlterSyncStateSet: the master proposes any set with its local epochs (possibly stale), request
     and answer in one step; a heard SUCCESS updates its local syncStateSet and epoch. (The data path's
     Expand/Shrink send the request and receive the answer in two steps.)"""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")
     c, answer = ctl.alter_sync_state_set(
         s.controller, proc.meta_file, proc.local_master_epoch, new_set, proc.local_sync_state_set_epoch
@@ -198,7 +200,7 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     s = evolve(s, controller=c)
     if answer["code"] == codes.SUCCESS and not lost:
         proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=new_set)
-        s = settle_master(_put(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts)
     return s, answer
 
 
@@ -206,18 +208,18 @@ def crash(s: System, p: str) -> tuple[System, frozendict]:
     """Crash: volatile state is lost and the process's HA connections break. The identity files survive;
     the log keeps its flushed prefix (all of it with synchronous flush), the epoch file drops the entries
     starting at or beyond the recovered LEO, and the confirmOffset checkpoint is clamped to it."""
-    proc = _proc(s, p, *_UP_STATES)
+    proc = require_process(s, p, *_UP_STATES)
     log = proc.log[: proc.flushed]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
                    epochs=epochs.truncate_suffix(proc.epochs, len(log)), confirm_offset=min(proc.confirm_offset, len(log)),
                    reg_state=DOWN)
-    return _put(_drop_connections_to(s, proc.meta_file), p, down), OK
+    return with_process(_drop_connections_to(s, proc.meta_file), p, down), OK
 
 
 def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
     """Restart: registration starts again, possibly under a new address."""
-    proc = _proc(s, p, DOWN)
-    return _put(s, p, evolve(proc, addr=addr, reg_state=INITIAL, role=NONE)), OK
+    proc = require_process(s, p, DOWN)
+    return with_process(s, p, evolve(proc, addr=addr, reg_state=INITIAL, role=NONE)), OK
 
 
 def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:

@@ -11,7 +11,7 @@ from frozendict import frozendict
 from . import codes, epochs
 from . import controller as ctl
 from .acks import settle_master
-from .broker import OK, _proc, _put
+from .broker import OK, require_process, with_process
 from .precondition import require
 from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
 from .truncation import TRUNCATE
@@ -21,7 +21,7 @@ NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
 
 
 def _master(s: System, p: str) -> Process:
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")
     return proc
 
@@ -29,7 +29,7 @@ def _master(s: System, p: str) -> Process:
 def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process]:
     """A slave in ``ha_state`` and the master process it follows, which must be up, act as master and
     be in the same master epoch (otherwise the master refuses the connection)."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
     q = s.process_of(proc.local_master_id)
     require(q is not None, f"{p} follows broker {proc.local_master_id}, which no process holds")
@@ -52,7 +52,7 @@ def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
         return s, frozendict(code=IN_SYNC_REPLICAS_NOT_ENOUGH)
     msg, offset = s.next_msg, proc.leo
     proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
-    s = settle_master(_put(s, p, proc, next_msg=msg + 1), p, opts)
+    s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts)
     return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
 
 
@@ -66,8 +66,8 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
         return s, frozendict(code=NO_CONSISTENT_POINT, truncateOffset=-1)
     proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
                   confirm_offset=min(proc.confirm_offset, point), ha_state=HA_TRANSFER)
-    s = _put(s, p, proc)
-    s = settle_master(_put(s, q, evolve(master, acks=master.acks.set(proc.meta_file, point))), q, opts)
+    s = with_process(s, p, proc)
+    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, point))), q, opts)
     return s, frozendict(code=codes.OK, truncateOffset=point)
 
 
@@ -80,14 +80,14 @@ def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     entry = master.log[proc.leo]
     proc = _with_log(evolve(proc, epochs=epochs.append(proc.epochs, entry[1], proc.leo)), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
-    return _put(s, p, proc), OK
+    return with_process(s, p, proc), OK
 
 
 def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Ack: the slave reports its LEO; the master records it, recomputes confirmOffset and acks producers."""
     proc, q, master = _slave_link(s, p, HA_TRANSFER)
     require(master.acks.get(proc.meta_file) != proc.leo, f"{q} already has {p}'s offset")
-    s = settle_master(_put(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))), q, opts)
+    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))), q, opts)
     return s, OK
 
 
@@ -99,7 +99,7 @@ def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bo
     c, answer = ctl.alter_sync_state_set(s.controller, proc.meta_file, proc.local_master_epoch, new_set,
                                          proc.local_sync_state_set_epoch)
     pending = PendingAlter(new_set, answer["code"], answer["syncStateSetEpoch"], delivered=not lost)
-    return _put(s, p, evolve(proc, pending_alter=pending), controller=c), answer
+    return with_process(s, p, evolve(proc, pending_alter=pending), controller=c), answer
 
 
 def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
@@ -125,12 +125,12 @@ def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
 
 def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
     if pending.code == codes.SUCCESS and proc.role == MASTER:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
-    s = _put(s, p, evolve(proc, pending_alter=None))
+    s = with_process(s, p, evolve(proc, pending_alter=None))
     return (settle_master(s, p, opts) if proc.role == MASTER else s), frozendict(code=pending.code)
 
 
@@ -138,12 +138,12 @@ def flush(s: System, p: str) -> tuple[System, frozendict]:
     """Flush: the whole log becomes durable."""
     proc = s.procs.get(p)
     require(proc is not None and proc.up and proc.flushed < proc.leo, f"{p} has nothing to flush")
-    return _put(s, p, evolve(proc, flushed=proc.leo)), OK
+    return with_process(s, p, evolve(proc, flushed=proc.leo)), OK
 
 
 def consume(s: System, p: str) -> tuple[System, frozendict]:
     """Consume: a consumer reads what the process shows, the messages below its confirmOffset."""
-    proc = _proc(s, p, REGISTERED)
+    proc = require_process(s, p, REGISTERED)
     visible = frozenset(msg for msg, _ in proc.log[: proc.confirm_offset])
     require(proc.role != "NONE" and not visible <= s.seen, f"{p} shows nothing new")
     return evolve(s, seen=s.seen | visible), OK
