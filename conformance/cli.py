@@ -120,3 +120,24 @@ def explain(path: str) -> None:
             click.echo(line)
     except TraceError as e:
         raise click.ClickException(str(e)) from None
+
+
+@main.command("z3-truncation")
+@click.option("--bound", default=8, show_default=True, help="Largest log length considered.")
+@click.option("--epochs", default=4, show_default=True, help="Epochs 1..N.")
+def z3_truncation(bound: int, epochs: int) -> None:
+    """Prove with z3 that a truncation policy never keeps more than the longest common prefix, or show
+    the input where it does (every policy, every pair of logs within the bounds)."""
+    from .z3_truncation import check, reference_point
+
+    failed = False
+    for policy in ("rocketmq", "kip279", "kip101", "hw"):
+        verdict = check(policy, bound, epochs)
+        if verdict.proved:
+            click.echo(f"{policy:9s} proved: never past the common prefix (logs <= {bound}, epochs 1..{epochs})")
+            continue
+        ex = verdict.example
+        failed = failed or policy in ("rocketmq", "kip279")
+        click.echo(f"{policy:9s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
+                   f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
+    sys.exit(1 if failed else 0)

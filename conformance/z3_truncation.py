@@ -1,0 +1,204 @@
+"""z3 checks of the truncation policies (reference/truncation.py) for every pair of logs up to a bound.
+
+The encoding. A log is a sequence of epochs (entry i was written in epoch log[i]), non-decreasing. One
+leader writes each epoch, starting at its LEO when elected, so an epoch's first entry stands at the same
+offset ``start[e]`` in every log that has it, and two entries are the same message exactly when they
+have the same epoch at the same offset. A log's epoch file is derived from it: one entry (e, start[e])
+per epoch present. (This leaves out RocketMQ's refused appends, where entries of a new epoch are filed
+under an older entry; the replay and Hypothesis tests cover that case.) The follower's high watermark
+is any offset up to its LEO. Log Matching holds between the two logs before the truncation (it is the
+invariant a correct truncation keeps; the question is whether one step of the policy keeps it).
+
+The property: the point a policy truncates the follower to is at most the longest common prefix (LCP)
+of the two logs - past it the follower would keep entries the leader does not have at those offsets.
+z3 proves it for ``rocketmq`` and ``kip279`` (unsat) and finds inputs breaking it for ``kip101`` (the
+KIP-279 case) and ``hw``; every model z3 returns is replayed through the reference's own functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import z3
+from attrs import frozen
+
+from autoswitch.reference import truncation
+
+Sym = z3.ArithRef
+
+
+@frozen
+class Side:
+    """One symbolic log: its length and the epoch of each slot (slots past the length are ignored)."""
+
+    length: Sym
+    epochs: tuple[Sym, ...]
+
+    def has(self, e: int) -> z3.BoolRef:
+        return z3.Or([z3.And(i < self.length, x == e) for i, x in enumerate(self.epochs)])
+
+    def last(self, top: int) -> Sym:
+        """The newest epoch present (0 for an empty log)."""
+        return _first([(self.has(e), z3.IntVal(e)) for e in range(top, 0, -1)], z3.IntVal(0))
+
+    def end(self, e: int, top: int, start: dict[int, Sym]) -> Sym:
+        """Where epoch ``e`` ends in this log: the start of the next epoch present, or the LEO."""
+        return _first([(self.has(n), start[n]) for n in range(e + 1, top + 1)], self.length)
+
+
+def _first(cases: list[tuple[z3.BoolRef, Sym]], otherwise: Sym) -> Sym:
+    result = otherwise
+    for cond, value in reversed(cases):
+        result = z3.If(cond, value, result)
+    return result
+
+
+@frozen
+class Setup:
+    follower: Side
+    leader: Side
+    hw: Sym
+    start: dict[int, Sym]
+    top: int
+    constraints: list[z3.BoolRef]
+
+    def lcp(self, bound: int) -> Sym:
+        """The longest common prefix: the first offset where the logs differ or one ends."""
+        f, l = self.follower, self.leader
+        differs = [z3.Or(i >= f.length, i >= l.length, f.epochs[i] != l.epochs[i]) for i in range(bound)]
+        return _first([(d, z3.IntVal(i)) for i, d in enumerate(differs)], z3.IntVal(bound))
+
+
+def setup(bound: int, top: int) -> Setup:
+    """Symbolic follower and leader logs of at most ``bound`` entries over epochs 1..``top``."""
+    start = {e: z3.Int(f"start_{e}") for e in range(1, top + 1)}
+    sides, constraints = [], []
+    for name in ("f", "l"):
+        side = Side(z3.Int(f"{name}_len"), tuple(z3.Int(f"{name}_{i}") for i in range(bound)))
+        constraints += [side.length >= 0, side.length <= bound]
+        for i, x in enumerate(side.epochs):
+            constraints += [x >= 1, x <= top]
+            if i:
+                constraints.append(z3.Implies(i < side.length, side.epochs[i - 1] <= x))
+            first_of_epoch = x != side.epochs[i - 1] if i else z3.BoolVal(True)
+            constraints += [z3.Implies(z3.And(i < side.length, first_of_epoch, x == e), start[e] == i) for e in start]
+        sides.append(side)
+    hw = z3.Int("f_hw")
+    constraints += [hw >= 0, hw <= sides[0].length]
+    f, l = sides
+    for i in range(bound):  # Log Matching holds before the truncation: an entry both have fixes the prefix
+        same = z3.And(i < f.length, i < l.length, f.epochs[i] == l.epochs[i])
+        constraints += [z3.Implies(same, f.epochs[j] == l.epochs[j]) for j in range(i)]
+    return Setup(f, l, hw, start, top, constraints)
+
+
+def _rocketmq(s: Setup) -> Sym:
+    """findConsistentPoint: the newest follower epoch the leader has (same start by construction)."""
+    f, l, top = s.follower, s.leader, s.top
+    cases = [(z3.And(f.has(e), l.has(e)), z3.If(f.end(e, top, s.start) < l.end(e, top, s.start),
+                                                f.end(e, top, s.start), l.end(e, top, s.start))) for e in range(top, 0, -1)]
+    return z3.If(f.length == 0, f.length, _first(cases, z3.IntVal(-1)))
+
+
+def _kip101(s: Setup) -> Sym:
+    f, l, top = s.follower, s.leader, s.top
+    asked = f.last(top)
+    first_above = _first([(z3.And(l.has(e), e > asked), s.start[e]) for e in range(1, top + 1)], l.length)
+    answer = z3.If(l.last(top) == asked, l.length, first_above)
+    return z3.If(f.length == 0, z3.If(s.hw < f.length, s.hw, f.length), z3.If(f.length < answer, f.length, answer))
+
+
+def _kip279(s: Setup) -> Sym:
+    """The OffsetsForLeaderEpoch iteration, unrolled: at most ``top`` rounds, each asking a lower epoch."""
+    f, l, top = s.follower, s.leader, s.top
+
+    def round_(asked: Sym, rounds: int) -> Sym:
+        below = _first([(z3.And(l.has(e), e <= asked), z3.IntVal(e)) for e in range(top, 0, -1)], z3.IntVal(0))
+        ends = {e: (f.end(e, top, s.start), l.end(e, top, s.start)) for e in range(1, top + 1)}
+        matched = _first([(below == e, z3.If(ends[e][0] < ends[e][1], ends[e][0], ends[e][1])) for e in ends], z3.IntVal(0))
+        lower = _first([(z3.And(f.has(e), e < below), z3.IntVal(e)) for e in range(top, 0, -1)], z3.IntVal(0))
+        again = round_(lower, rounds - 1) if rounds > 1 else z3.IntVal(0)
+        return z3.If(asked == 0, z3.IntVal(0), z3.If(below == 0, z3.IntVal(0),
+                     z3.If(_has_epoch(f, below, top), matched, again)))
+
+    return z3.If(f.length == 0, z3.If(s.hw < f.length, s.hw, f.length), round_(f.last(top), top))
+
+
+def _has_epoch(side: Side, e: Sym, top: int) -> z3.BoolRef:
+    return z3.Or([z3.And(e == k, side.has(k)) for k in range(1, top + 1)])
+
+
+POLICIES: dict[str, Callable[[Setup], Sym]] = {
+    "rocketmq": _rocketmq,
+    "hw": lambda s: s.hw,
+    "kip101": _kip101,
+    "kip279": _kip279,
+}
+
+
+@frozen
+class Verdict:
+    """``proved``: no input within the bounds truncates past the LCP; otherwise ``example`` is one."""
+
+    policy: str
+    bound: int
+    top: int
+    proved: bool
+    example: dict | None = None
+
+
+def concrete(model: z3.ModelRef, s: Setup, bound: int) -> dict:
+    """The concrete logs, epoch files, high watermark and LCP of a z3 model."""
+    def log(side: Side) -> list[int]:
+        return [model.eval(side.epochs[i]).as_long() for i in range(model.eval(side.length).as_long())]
+
+    f, l = log(s.follower), log(s.leader)
+    lcp = next((i for i in range(min(len(f), len(l))) if f[i] != l[i]), min(len(f), len(l)))
+    return {"follower": f, "leader": l, "hw": model.eval(s.hw).as_long(), "lcp": lcp,
+            "followerEpochs": epoch_file(f), "leaderEpochs": epoch_file(l)}
+
+
+def epoch_file(log: list[int]) -> list[tuple[int, int]]:
+    """The (epoch, startOffset) entries of a log of epochs."""
+    return [(e, i) for i, e in enumerate(log) if i == 0 or log[i - 1] != e]
+
+
+def reference_point(policy: str, example: dict) -> int:
+    """The truncation point the reference model computes for a concrete example."""
+    f, l = example["follower"], example["leader"]
+    return truncation.TRUNCATE[policy](tuple(example["followerEpochs"]), len(f), example["hw"], tuple(example["leaderEpochs"]), len(l))
+
+
+def check(policy: str, bound: int = 6, top: int = 4) -> Verdict:
+    """Prove ``point <= LCP`` for ``policy`` or return an input where the point passes the LCP."""
+    s = setup(bound, top)
+    point = POLICIES[policy](s)
+    solver = z3.Solver()
+    solver.add(*s.constraints, point > s.lcp(bound))
+    if solver.check() == z3.unsat:
+        return Verdict(policy, bound, top, True)
+    example = concrete(solver.model(), s, bound)
+    example["point"] = solver.model().eval(point).as_long()
+    return Verdict(policy, bound, top, False, example)
+
+
+def agrees_with_reference(policy: str, bound: int, top: int, samples: int) -> int:
+    """How many distinct z3 models (up to ``samples``) were checked: for each, the encoding's point equals
+    the reference's. Raises AssertionError on the first disagreement."""
+    s = setup(bound, top)
+    point = POLICIES[policy](s)
+    solver = z3.Solver()
+    solver.add(*s.constraints)
+    checked = 0
+    while checked < samples and solver.check() == z3.sat:
+        model = solver.model()
+        example = concrete(model, s, bound)
+        got = model.eval(point).as_long()
+        want = reference_point(policy, example)
+        assert got == want, (policy, example, got, want)
+        checked += 1
+        # block this pair of logs (and high watermark) to get a different model next time
+        lens = [s.follower.length, s.leader.length, s.hw]
+        slots = [x for side in (s.follower, s.leader) for x in side.epochs]
+        solver.add(z3.Or([v != model.eval(v, model_completion=True) for v in lens + slots]))
+    return checked
