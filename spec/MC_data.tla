@@ -20,10 +20,10 @@ ConstInit ==
     /\ Addrs = MC_Addrs
     /\ BrokerIds = MC_BrokerIds
     /\ AllowCleanBrokerData = FALSE
-    /\ MaxEpoch = 3
+    /\ MaxEpoch = 2
     /\ MaxClock = 2
     /\ MaxNextBrokerId = 3
-    /\ MaxMsgs = 2
+    /\ MaxMsgs = 1
     /\ DataPath = TRUE
     /\ AnySetAlter = FALSE
     /\ Policy = "rocketmq"
