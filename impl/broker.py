@@ -511,7 +511,8 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} has no answer on its way")
         response = pending.response
         master = self.role is _MASTER
-        if master and response.code is SUCCESS:
+        if master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch:
+            # a late answer never rolls the set back: changeSyncStateSet takes only a newer epoch
             self.sync_state_set = pending.new_sync_state_set
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
         self.pending_alter = None

@@ -124,11 +124,13 @@ def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
 
 
 def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set."""
+    """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set unless
+    the master already knows a newer syncStateSet epoch (replica info came first): a late answer never
+    rolls the set back (changeSyncStateSet takes only a newer epoch)."""
     proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
-    if pending.code == codes.SUCCESS and proc.role == MASTER:
+    if pending.code == codes.SUCCESS and proc.role == MASTER and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
     s = with_process(s, p, evolve(proc, pending_alter=None))
     return (settle_master(s, p, opts) if proc.role == MASTER else s), frozendict(code=pending.code)

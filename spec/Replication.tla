@@ -221,7 +221,9 @@ AlterArrives(p) ==
     /\ pendingAlter[p] # NoPending
     /\ pendingAlter[p].delivered
     /\ LET pd == pendingAlter[p]
+           \* a late answer never rolls the set back: only a newer set epoch is taken
            applied == pd.code = SUCCESS /\ role[p] = MASTER
+                      /\ pd.syncStateSetEpoch > localSyncStateSetEpoch[p]
            lss == IF applied THEN pd.newSyncStateSet ELSE localSyncStateSet[p]
        IN
        /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
