@@ -313,6 +313,16 @@ class ImplSystem:
             "seen": frozenset(self._broker_set.seen),
         }
 
+def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
+    """The ReplicasManager of a running process; NotEnabled for an unknown or a DOWN one."""
+    broker = system._processes.get(process)
+    if broker is None:
+        raise NotEnabled(f"unknown process {process!r}")
+    if broker.replicas_manager is None:
+        raise NotEnabled(f"{process} is DOWN")
+    return broker.replicas_manager
+
+
 def _process_step(
     method: Callable[[ReplicasManager], None], calls_controller: bool, lossy: bool
 ) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
@@ -320,13 +330,7 @@ def _process_step(
     request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response."""
 
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
-        process = a["process"]
-        broker = system._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        manager = broker.replicas_manager
-        if manager is None:
-            raise NotEnabled(f"{process} is DOWN")
+        manager = _running_manager(system, a["process"])
         client = system._client
         if lossy:
             client.lose_next_response = a["lost"]
@@ -348,13 +352,7 @@ def _data_step(
     has outcome OK, or the controller's response when it sends a request (``lost`` drops the answer)."""
 
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
-        process = a["process"]
-        broker = system._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        manager = broker.replicas_manager
-        if manager is None:
-            raise NotEnabled(f"{process} is DOWN")
+        manager = _running_manager(system, a["process"])
         if not calls_controller:
             outcome = method(manager)
             return {"code": "OK"} if outcome is None else outcome

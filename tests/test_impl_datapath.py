@@ -16,11 +16,11 @@ from autoswitch.impl.engine import ImplSystem
 from autoswitch.impl.epoch_file import EPOCH_FILE, CorruptEpochFile, EpochFile
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.impl.truncation import TRUNCATE as IMPL_TRUNCATE
-from autoswitch.reference import NotEnabled, Options, initial_system, step
+from autoswitch.reference import NotEnabled, Options
 from autoswitch.reference import epochs as ref_epochs
 from autoswitch.reference.state import NO_MASTER, System
 from autoswitch.reference.truncation import TRUNCATE as REF_TRUNCATE
-from autoswitch.reference.variables import variables
+from differential import PROCESSES, differential
 
 # ---- epoch file --------------------------------------------------------------------------------------
 
@@ -145,7 +145,6 @@ def test_file_commit_log_recovers_from_disk(tmp_path: Any) -> None:
 
 # ---- differential test against the reference -------------------------------------------------------
 
-PROCESSES = {"p1": "10.0.0.1", "p2": "10.0.0.2", "p3": "10.0.0.3"}
 NAMES = tuple(PROCESSES)
 _NEXT_REGISTRATION = {
     "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
@@ -219,34 +218,11 @@ TAG_COUNTS: dict[str, int] = {}
 
 
 def _differential(seed: int, length: int, opts: Options, **impl_kwargs: Any) -> int:
-    """One random sequence of enabled actions on both models, compared after every step: outcomes,
-    enabledness and variables. Returns the number of steps taken."""
-    rng = random.Random(seed)
-    ref = initial_system(PROCESSES)
-    impl = ImplSystem(PROCESSES, **{**_asdict(opts), **impl_kwargs})
-    assert impl.variables() == variables(ref)
-    taken = 0
-    for _ in range(length * 4):
-        if taken == length:
-            break
-        action = random_data_action(rng, ref)
-        try:
-            ref, expected = step(ref, action, opts)
-        except NotEnabled:
-            with pytest.raises(NotEnabled):
-                impl.step(action)
-            continue
-        taken += 1
-        TAG_COUNTS[action["tag"]] = TAG_COUNTS.get(action["tag"], 0) + 1
-        assert impl.step(action) == expected, (seed, taken, action)
-        assert impl.variables() == variables(ref), (seed, taken, action)
-    return taken
-
-
-def _asdict(opts: Options) -> dict[str, Any]:
-    import attrs
-
-    return attrs.asdict(opts)  # as the conformance layer passes them (async_learners as a list)
+    """One random data-path sequence on both models (tests/differential.py); counts the tags taken."""
+    tags = differential(seed, length, opts, random_data_action, **impl_kwargs)
+    for tag in tags:
+        TAG_COUNTS[tag] = TAG_COUNTS.get(tag, 0) + 1
+    return len(tags)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -43,9 +43,9 @@ from autoswitch.impl.protocol import (
 )
 from autoswitch.impl.replicas_info import ReplicasInfoManager
 from autoswitch.impl.storage import FileStorage, MemoryStorage
-from autoswitch.reference import NotEnabled, Options, initial_system, step
+from autoswitch.reference import NotEnabled, Options
 from autoswitch.reference.state import NO_MASTER, System
-from autoswitch.reference.variables import variables
+from differential import PROCESSES, differential
 
 C = "DefaultCluster"
 
@@ -300,7 +300,6 @@ def test_lost_apply_response_fails_locally_but_applies_on_the_controller() -> No
 
 # ---- differential test against the reference -------------------------------------------------------
 
-PROCESSES = {"p1": "10.0.0.1", "p2": "10.0.0.2", "p3": "10.0.0.3"}
 IDS = (1, 2, 3, 4)
 _PROCESS_TAGS = (
     "LoadMetaFile", "LoadTempFile", "CreateTempFile", "SendApplyBrokerId", "AbandonTempFile", "WriteMetaFile",
@@ -368,28 +367,8 @@ def random_action(rng: random.Random, s: System) -> dict[str, Any]:
 
 
 def _differential(seed: int, length: int, unclean: bool, **impl_kwargs: Any) -> int:
-    """Run one random sequence of enabled actions on both models, comparing after every step; returns the
-    number of steps taken."""
-    rng = random.Random(seed)
-    opts = Options(enable_elect_unclean_master=unclean)
-    ref = initial_system(PROCESSES)
-    impl = ImplSystem(PROCESSES, enable_elect_unclean_master=unclean, **impl_kwargs)
-    assert impl.variables() == variables(ref)
-    taken = 0
-    for _ in range(length * 4):
-        if taken == length:
-            break
-        action = random_action(rng, ref)
-        try:
-            ref, expected = step(ref, action, opts)
-        except NotEnabled:
-            with pytest.raises(NotEnabled):
-                impl.step(action)
-            continue
-        taken += 1
-        assert impl.step(action) == expected, (seed, taken, action)
-        assert impl.variables() == variables(ref), (seed, taken, action)
-    return taken
+    """One random controller and registration sequence on both models (tests/differential.py)."""
+    return len(differential(seed, length, Options(enable_elect_unclean_master=unclean), random_action, **impl_kwargs))
 
 
 @pytest.mark.parametrize("unclean", [False, True])

@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from autoswitch.conformance.cli import main
-from autoswitch.conformance.itf import dumps_trace
 from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, MISSING_VIOLATION, PASS, VIOLATION, replay_file, trace_files
 from autoswitch.conformance.scenarios import all_scenarios
 
