@@ -52,7 +52,8 @@ class Result:
 
     def describe(self) -> str:
         if self.ok:
-            return f"{self.file} [{self.engine}]: pass ({self.consumed}/{self.states} states)"
+            note = f"; {self.message}" if self.message else ""
+            return f"{self.file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
         where = "the header" if self.state is None else f"state {self.state}"
         text = f"{self.file} [{self.engine}]: {self.status} at {where}, field {self.field!r}: {self.message}"
         if self.expected is not None or self.actual is not None:
@@ -160,7 +161,8 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         name, at = first_violation
         want = None if expected_violation is None else f"{expected_violation[0]} at state {expected_violation[1]}"
         return Result(trace.path, engine_name, VIOLATION, n, n, at, name, want, f"{name} at state {at}", f"invariant {name} fails")
-    return Result(trace.path, engine_name, PASS, n, n)
+    note = "" if expected_violation is None else f"{expected_violation[0]} fails at state {expected_violation[1]}, as expected"
+    return Result(trace.path, engine_name, PASS, n, n, message=note)
 
 
 def replay_file(path: str, engine_name: str) -> Result:
