@@ -6,6 +6,10 @@
 (* unclean election, synchronous flush, both fixes); MC_data_kip279.cfg    *)
 (* the same with KIP-279; MC_neg_*.cfg switch one option to a known-bad    *)
 (* setting and must produce a counterexample (spec/README.md).             *)
+(* MC_neg_hw_logmatching.cfg, MC_neg_kip101.cfg and MC_data_registered.cfg *)
+(* start from InitRegistered (AutoSwitch.tla: the brokers registered); the *)
+(* two controls set the options of traces/kafka/K2, K3 and check only      *)
+(* TypeOK and LogMatching.                                                 *)
 (* ConstInit (Apalache) is the safe setting.                               *)
 (***************************************************************************)
 EXTENDS AutoSwitch
