@@ -193,27 +193,15 @@ class ImplSystem:
         return _outcome(client.last_response)
 
     def _crash(self, a: Mapping[str, Any]) -> Outcome:
-        process = a["process"]
-        broker = self._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        broker.crash()
+        _broker(self, a["process"]).crash()
         return {"code": "OK"}
 
     def _restart(self, a: Mapping[str, Any]) -> Outcome:
-        process = a["process"]
-        broker = self._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        broker.restart(a["addr"])
+        _broker(self, a["process"]).restart(a["addr"])
         return {"code": "OK"}
 
     def _flush(self, a: Mapping[str, Any]) -> Outcome:
-        process = a["process"]
-        broker = self._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        broker.flush()
+        _broker(self, a["process"]).flush()
         return {"code": "OK"}
 
     # ---- observation --------------------------------------------------------------------------------
@@ -313,11 +301,17 @@ class ImplSystem:
             "seen": frozenset(self._broker_set.seen),
         }
 
-def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
-    """The ReplicasManager of a running process; NotEnabled for an unknown or a DOWN one."""
+def _broker(system: ImplSystem, process: str) -> BrokerProcess:
+    """The process named ``process``; NotEnabled for an unknown one."""
     broker = system._processes.get(process)
     if broker is None:
         raise NotEnabled(f"unknown process {process!r}")
+    return broker
+
+
+def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
+    """The ReplicasManager of a running process; NotEnabled for an unknown or a DOWN one."""
+    broker = _broker(system, process)
     if broker.replicas_manager is None:
         raise NotEnabled(f"{process} is DOWN")
     return broker.replicas_manager
