@@ -141,3 +141,70 @@ def z3_truncation(bound: int, epochs: int) -> None:
         click.echo(f"{policy:9s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
     sys.exit(1 if failed else 0)
+
+
+# The configurations `autoswitch check` runs by default (CI runs them too): every truncation policy, the safe
+# settings and each negative control of MODEL.md §6, each small enough for a few minutes in Python.
+SMALL_CONFIGS = ("MC_data_reg1", "MC_data_reg1_kip279", "MC_data_reg1_kip101", "MC_neg_hw_reg1", "MC_neg_union",
+                 "MC_neg_allack", "MC_neg_unclean", "MC_neg_hw_logmatching", "MC_neg_kip101")
+
+
+@main.command()
+@click.argument("configs", nargs=-1)
+@click.option("--symmetry/--no-symmetry", default=False, show_default=True,
+              help="Identify states that differ only by a renaming of interchangeable processes (TLC's counts are without).")
+@click.option("--out", type=click.Path(file_okay=False), default="out/check", show_default=True,
+              help="Counterexamples are written here as CONFIG.itf.json.")
+@click.option("--replay/--no-replay", "replay_traces", default=True, show_default=True,
+              help="Replay each counterexample on the reference and the implementation.")
+def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool) -> None:
+    """Model-check spec configurations (spec/CONFIG.cfg) with the explicit-state checker over the reference.
+
+    Breadth-first search of every state reachable within the configuration's bounds: its invariants on
+    every state, its action properties on every transition. A violation gives a shortest counterexample,
+    written as an ITF trace and replayed on both models. MC_neg_* configurations are negative controls:
+    they must produce a counterexample. Exits 1 if a verdict differs from what its configuration expects
+    or a counterexample does not replay to the same violation. Default: the small configurations."""
+    from .checker import Checker, violation_trace_meta
+    from .itf import write_trace
+    from .specconfig import SpecConfigError, load_spec_config
+
+    table = Table(title="autoswitch check (explicit-state, reference model)")
+    for column in ("config", "expects", "verdict", "distinct states", "generated", "depth", "seconds", "states/s", "counterexample"):
+        table.add_column(column, justify="right" if column in ("distinct states", "generated", "depth", "seconds", "states/s") else "left")
+    failed = False
+    for name in configs or SMALL_CONFIGS:
+        try:
+            spec = load_spec_config(name)
+            checker = Checker(spec, symmetry=symmetry)
+        except SpecConfigError as e:
+            console.print(f"{name}: {e}", style="bold red")
+            failed = True
+            continue
+        if symmetry and not checker.renamings:
+            console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
+        expects = "violation" if spec.name.startswith("MC_neg_") else "ok"
+        with console.status(f"{name}: initial states") as status:
+            result = checker.run(lambda p: status.update(
+                f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
+                f"{p.distinct / p.seconds:,.0f} states/s"))
+        verdict, where = "ok", ""
+        if result.violation:
+            v = result.violation
+            verdict = f"{v.name} ({v.kind}) in {len(v.states) - 1} steps"
+            path = Path(out) / f"{spec.name}.itf.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_trace(path, violation_trace_meta(spec, v), list(v.states))
+            where = str(path)
+            console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to {path}\n"
+                          f"    read it:   autoswitch explain {path}\n    replay it: autoswitch replay {path}")
+            if replay_traces:
+                for engine in KINDS:
+                    r = replay_file(str(path), engine)
+                    console.print("    " + r.describe(), style=None if r.ok else "bold red")
+                    failed = failed or not r.ok
+        failed = failed or (result.violation is not None) != (expects == "violation")
+        table.add_row(name, expects, verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
+                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", where)
+    Console().print(table)
+    sys.exit(1 if failed else 0)

@@ -1,71 +1,96 @@
 """The reference state as the spec's variables (TLA+ names, MODEL.md §7): the view traces carry and the
-invariants read. Functions are dicts, records are dicts with string keys, sets are frozensets."""
+invariants read. Functions are dicts, records are dicts with string keys, sets are frozensets.
+
+VARIABLES maps each variable to the function that reads it off a ``System``; ``variables`` builds them
+all, ``LazyVariables`` only those a predicate reads (the model checker's transitions)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .state import NO_ID, Controller, System
+from .state import NO_ID, Process, System
+
+NO_TEMP = {"brokerId": NO_ID, "checkCode": ""}
+NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
 
 
-def controller_variables(c: Controller) -> dict[str, Any]:
-    return {
-        "replicas": {b: {"addr": r.addr, "checkCode": r.check_code} for b, r in c.replicas.items()},
-        "nextBrokerId": c.next_broker_id,
-        "masterId": c.master_id,
-        "masterEpoch": c.master_epoch,
-        "syncStateSet": c.sync_state_set,
-        "syncStateSetEpoch": c.sync_state_set_epoch,
-        "alive": {b: {"epoch": e.epoch, "maxOffset": e.max_offset, "priority": e.priority} for b, e in c.alive.items()},
-    }
+def _per_process(read: Callable[[Process], Any]) -> Callable[[System], dict[str, Any]]:
+    return lambda s: {p: read(x) for p, x in s.procs.items()}
+
+
+def _temp_file(x: Process) -> dict[str, Any]:
+    t = x.temp_file
+    return NO_TEMP if t is None else {"brokerId": t.broker_id, "checkCode": t.check_code}
+
+
+def _pending_alter(x: Process) -> dict[str, Any]:
+    a = x.pending_alter
+    if a is None:
+        return NO_PENDING
+    return {"newSyncStateSet": a.new_set, "code": a.code, "syncStateSetEpoch": a.sync_state_set_epoch, "delivered": a.delivered}
+
+
+VARIABLES: dict[str, Callable[[System], Any]] = {
+    # the controller
+    "replicas": lambda s: {b: {"addr": r.addr, "checkCode": r.check_code} for b, r in s.controller.replicas.items()},
+    "nextBrokerId": lambda s: s.controller.next_broker_id,
+    "masterId": lambda s: s.controller.master_id,
+    "masterEpoch": lambda s: s.controller.master_epoch,
+    "syncStateSet": lambda s: s.controller.sync_state_set,
+    "syncStateSetEpoch": lambda s: s.controller.sync_state_set_epoch,
+    "alive": lambda s: {b: {"epoch": e.epoch, "maxOffset": e.max_offset, "priority": e.priority}
+                        for b, e in s.controller.alive.items()},
+    # each process: registration
+    "metaFile": _per_process(lambda x: x.meta_file),
+    "tempFile": _per_process(_temp_file),
+    "regState": _per_process(lambda x: x.reg_state),
+    "addr": _per_process(lambda x: x.addr),
+    "role": _per_process(lambda x: x.role),
+    "localMasterEpoch": _per_process(lambda x: x.local_master_epoch),
+    "localSyncStateSetEpoch": _per_process(lambda x: x.local_sync_state_set_epoch),
+    # the checkCode clock and the ghost history
+    "clock": lambda s: s.clock,
+    "masterHistory": lambda s: s.master_history,
+    # each process: the data path
+    "log": _per_process(lambda x: list(x.log)),
+    "flushed": _per_process(lambda x: x.flushed),
+    "epochFile": _per_process(lambda x: list(x.epochs)),
+    "confirmOffset": _per_process(lambda x: x.confirm_offset),
+    "localMasterId": _per_process(lambda x: x.local_master_id),
+    "localSyncStateSet": _per_process(lambda x: x.local_sync_state_set),
+    "haState": _per_process(lambda x: x.ha_state),
+    "acks": _per_process(lambda x: dict(x.acks)),
+    "pendingAlter": _per_process(_pending_alter),
+    # the message source and the ghost message sets
+    "nextMsg": lambda s: s.next_msg,
+    "acked": lambda s: s.acked,
+    "seen": lambda s: s.seen,
+}
 
 
 def variables(s: System) -> dict[str, Any]:
-    """All variables of the system: the controller's, each process's, the clock and the ghost history."""
-    procs = s.procs
-    return {
-        **controller_variables(s.controller),
-        "metaFile": {p: x.meta_file for p, x in procs.items()},
-        "tempFile": {
-            p: {"brokerId": x.temp_file.broker_id, "checkCode": x.temp_file.check_code}
-            if x.temp_file is not None
-            else {"brokerId": NO_ID, "checkCode": ""}
-            for p, x in procs.items()
-        },
-        "regState": {p: x.reg_state for p, x in procs.items()},
-        "addr": {p: x.addr for p, x in procs.items()},
-        "role": {p: x.role for p, x in procs.items()},
-        "localMasterEpoch": {p: x.local_master_epoch for p, x in procs.items()},
-        "localSyncStateSetEpoch": {p: x.local_sync_state_set_epoch for p, x in procs.items()},
-        "clock": s.clock,
-        "masterHistory": s.master_history,
-        **data_variables(s),
-    }
+    """All variables of the system: the controller's, each process's, the clock and the ghost variables."""
+    return {name: read(s) for name, read in VARIABLES.items()}
 
 
-def data_variables(s: System) -> dict[str, Any]:
-    """The data path's variables: logs, epoch files, HA state, acks, and the ghost message sets."""
-    procs = s.procs
-    return {
-        "log": {p: list(x.log) for p, x in procs.items()},
-        "flushed": {p: x.flushed for p, x in procs.items()},
-        "epochFile": {p: list(x.epochs) for p, x in procs.items()},
-        "confirmOffset": {p: x.confirm_offset for p, x in procs.items()},
-        "localMasterId": {p: x.local_master_id for p, x in procs.items()},
-        "localSyncStateSet": {p: x.local_sync_state_set for p, x in procs.items()},
-        "haState": {p: x.ha_state for p, x in procs.items()},
-        "acks": {p: dict(x.acks) for p, x in procs.items()},
-        "pendingAlter": {
-            p: {"newSyncStateSet": x.pending_alter.new_set, "code": x.pending_alter.code,
-                "syncStateSetEpoch": x.pending_alter.sync_state_set_epoch, "delivered": x.pending_alter.delivered}
-            if x.pending_alter is not None
-            else NO_PENDING
-            for p, x in procs.items()
-        },
-        "nextMsg": s.next_msg,
-        "acked": s.acked,
-        "seen": s.seen,
-    }
+class LazyVariables(Mapping[str, Any]):
+    """The variables of ``s``, each built when first read (and kept)."""
 
+    def __init__(self, s: System):
+        self._s = s
+        self._built: dict[str, Any] = {}
 
-NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            self._built[name] = VARIABLES[name](self._s)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(VARIABLES)
+
+    def __len__(self) -> int:
+        return len(VARIABLES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in VARIABLES
