@@ -125,10 +125,12 @@ def explain(path: str) -> None:
 @main.command("z3-truncation")
 @click.option("--bound", default=8, show_default=True, help="Largest log length considered.")
 @click.option("--epochs", default=4, show_default=True, help="Epochs 1..N.")
-def z3_truncation(bound: int, epochs: int) -> None:
+@click.option("--write-traces", "traces_dir", type=click.Path(file_okay=False),
+              help="Also write the kip101 and hw counterexamples as truncation-step traces here (traces/z3).")
+def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     """Prove with z3 that a truncation policy never keeps more than the longest common prefix, or show
     the input where it does (every policy, every pair of logs within the bounds)."""
-    from .z3_truncation import check, reference_point
+    from .z3_truncation import check, reference_point, write_traces
 
     failed = False
     for policy in ("rocketmq", "kip279", "kip101", "hw"):
@@ -140,4 +142,7 @@ def z3_truncation(bound: int, epochs: int) -> None:
         failed = failed or policy in ("rocketmq", "kip279")
         click.echo(f"{policy:9s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
+    if traces_dir:
+        for path in write_traces(traces_dir, bound, epochs):
+            click.echo(f"wrote {path}")
     sys.exit(1 if failed else 0)
