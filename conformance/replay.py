@@ -250,7 +250,8 @@ def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
     for key, want in (after.get("outcome") or {}).items():
         got = outcome.get(key, _ABSENT)
         if got != want:
-            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", _show(want), _show(got), "Handshake answered differently")
+            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", _show(want), _show(got),
+                          "Handshake answered differently")
     divergence = _compare(trace, engine_name, 1, after, {name: post.get(name, _ABSENT) for name in after}, 1)
     if divergence:
         return divergence
