@@ -450,17 +450,19 @@ def _pairs(sym: Any, val: Any) -> Iterable[Bool]:
 
 
 def fits(c: Controller, action: Mapping[str, Any], n: int) -> bool:
-    """The example lies in the encoded domain of ids 1..n (alive 0..n), see the module docstring."""
-    ids = [*c.replicas, *c.sync_state_set, *c.alive, c.master_id]
-    tag = action["tag"]
-    if tag == "ApplyBrokerId" or tag in ("BrokerHeartbeat", "HeartbeatExpire"):
-        ids.append(action["brokerId"])
-    in_range = all(-1 <= b <= n for b in ids) and all(b >= 0 for b in c.alive) and all(b >= 1 for b in c.replicas)
+    """The example lies in the encoded domain (module docstring): the state's ids within 1..n (alive
+    0..n), ApplyBrokerId naming an id <= n, heartbeats an id in 0..n with natural numbers, sets no
+    negative id."""
+    ok = (all(1 <= b <= n for b in [*c.replicas, *c.sync_state_set]) and all(0 <= b <= n for b in c.alive)
+          and (c.master_id == NO_MASTER or 1 <= c.master_id <= n))
+    a, tag = action, action["tag"]
+    if tag == "ApplyBrokerId":
+        ok = ok and a["brokerId"] <= n
+    if tag in ("BrokerHeartbeat", "HeartbeatExpire"):
+        ok = ok and 0 <= a["brokerId"] <= n
     if tag == "BrokerHeartbeat":
-        in_range = in_range and action["brokerId"] >= 0 and min(action["epoch"], action["maxOffset"], action["priority"]) >= 0
-    if tag in ("AlterSyncStateSet", "CleanBrokerData"):
-        in_range = in_range and all(b >= 0 for b in action.get("newSyncStateSet", action.get("brokerIds", ())))
-    return in_range
+        ok = ok and min(a["epoch"], a["maxOffset"], a["priority"]) >= 0
+    return ok and all(b >= 0 for b in a.get("newSyncStateSet", a.get("brokerIds", ())))
 
 
 def smallest_n(c: Controller, action: Mapping[str, Any], at_least: int = 1) -> int:
