@@ -17,7 +17,9 @@ The invariants: the controller part of TypeOK, MasterInSyncStateSet, SyncStateSe
 together; EpochsMonotonic is not implied by them: a state with an unknown broker set and masterEpoch 3
 satisfies them, and ApplyBrokerId(1) there starts the set at epoch 0. The strengthening that makes it
 inductive is UnknownSetIsFresh: a controller without replicas has both epochs 0 (Init starts so,
-CleanBrokerData of the whole set resets to it). IndInv is the conjunction of the four state predicates.
+CleanBrokerData of the whole set resets to it; it is inductive on its own too). IndInv is the
+conjunction of the four state predicates; every model z3 returns is decoded into a reference
+``Controller`` and action record, so a counterexample can be replayed on the reference.
 """
 
 from __future__ import annotations
