@@ -125,10 +125,12 @@ def explain(path: str) -> None:
 @main.command("z3-truncation")
 @click.option("--bound", default=8, show_default=True, help="Largest log length considered.")
 @click.option("--epochs", default=4, show_default=True, help="Epochs 1..N.")
-def z3_truncation(bound: int, epochs: int) -> None:
+@click.option("--write-traces", "traces_dir", type=click.Path(file_okay=False),
+              help="Also write the kip101 and hw counterexamples as truncation-step traces here (traces/z3).")
+def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     """Prove with z3 that a truncation policy never keeps more than the longest common prefix, or show
     the input where it does (every policy, every pair of logs within the bounds)."""
-    from .z3_truncation import check, reference_point
+    from .z3_truncation import check, reference_point, write_traces
 
     failed = False
     for policy in ("rocketmq", "kip279", "kip101", "hw"):
@@ -140,8 +142,84 @@ def z3_truncation(bound: int, epochs: int) -> None:
         failed = failed or policy in ("rocketmq", "kip279")
         click.echo(f"{policy:9s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
+    if traces_dir:
+        for path in write_traces(traces_dir, bound, epochs):
+            click.echo(f"wrote {path}")
     sys.exit(1 if failed else 0)
 
+
+@main.command("z3-controller")
+@click.option("--brokers", default=3, show_default=True, help="Broker ids 1..N in the encoding.")
+@click.option("--walks", default=20, show_default=True, help="Random walks whose states check IndInv and the encoding.")
+@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--seed", default=1, show_default=True, help="Seed of the walks and of the random requests.")
+@click.option("--samples", default=10, show_default=True, help="z3-chosen (IndInv state, request) pairs per request and setting.")
+@click.option("--traces", "traces_dir", default="traces", show_default=True, type=click.Path(exists=True, file_okay=False),
+              help="Trace corpus whose states check IndInv and whose controller requests check the encoding.")
+def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int, traces_dir: str) -> None:
+    """Prove with z3 that every controller request keeps the controller invariants (TypeOK, MasterInSyncStateSet,
+    SyncStateSetRegistered, EpochsMonotonic) from every state satisfying the inductive invariant IndInv, for
+    broker ids 1..N and both unclean-election settings; show the counterexample to induction of each
+    property alone; check Init and reachable states against IndInv and the encoding against the reference."""
+    import random
+    import time
+
+    from autoswitch.reference.variables import controller_variables
+
+    from . import z3_controller as zc
+    from .replay import show
+
+    started = time.perf_counter()
+    obligations = zc.check_induction(brokers)
+    proved_in = time.perf_counter() - started
+    out = Console(soft_wrap=True, highlight=False)
+    table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(zc.TRANSITIONS)} requests, unclean election off and on "
+                        f"({len(obligations)} obligations, {proved_in:.1f} s)")
+    for column in ("property", "alone: P ⇒ P'", "under IndInv"):
+        table.add_column(column)
+    for prop in zc.PROPERTIES:
+        row = [prop]
+        for assumed in ((prop if prop != zc.ACTION_PROPERTY else "Inv"), "IndInv"):
+            mine = [o for o in obligations if o.prop == prop and o.assumed == assumed]
+            failed = sorted({o.tag for o in mine if not o.holds})
+            label = "inductive" if assumed == prop else "holds (Inv ⇒)" if assumed == "Inv" else "holds"
+            row.append(label if not failed else f"CTI: {', '.join(failed)}" + (" (under Inv)" if assumed == "Inv" else ""))
+        table.add_row(*row)
+    out.print(table)
+    for o in obligations:
+        if not o.holds and o.assumed != "IndInv" and not o.unclean:
+            pre, action, post = o.cti
+            v, w = controller_variables(pre), controller_variables(post)
+            out.print(f"counterexample to induction of {o.prop} (assuming {o.assumed}): {show(action)}\n"
+                      f"  before: {show(v)}\n  after:  " + ", ".join(f"{k} {show(w[k])}" for k in w if w[k] != v[k]))
+    out.print(f"IndInv = {' ∧ '.join(zc.IND_INV)}")
+    failed_init = zc.failed_ind_inv(zc.Controller(), brokers)
+    out.print(f"Init ⇒ IndInv: {'holds' if not failed_init else 'FAILS: ' + ', '.join(failed_init)}")
+
+    trace_paths = [f for f in trace_files([traces_dir])]
+    steps = zc.trace_steps(trace_paths)
+    states = list(dict.fromkeys([*zc.walk_states(walks, length, seed), *(c for c, _ in steps)]))
+    unreachable = [(c, bad) for c in states if (bad := zc.failed_ind_inv(c, brokers))]
+    out.print(f"IndInv on reachable states: {len(states)} distinct controller states ({walks} walks x {length} steps from "
+              f"seed {seed}, {len(trace_paths)} traces): " + ("holds" if not unreachable else f"FAILS on {len(unreachable)}"))
+    for c, bad in unreachable[:3]:
+        out.print(f"  {', '.join(bad)} fails on {show(controller_variables(c))}")
+
+    rng = random.Random(seed)
+    examples = [(c, a) for c in states for a in zc.random_requests(rng, brokers + 1, 2)]
+    examples += [(c, a) for c, a in steps if a is not None]
+    examples += [ex for tag in zc.TRANSITIONS for unclean in (False, True) for ex in zc.sample_models(tag, brokers, unclean, samples)]
+    compared, problems = zc.agreement(examples, brokers)
+    out.print(f"encoding = reference: {compared} (state, request, unclean) runs (random requests on those states, the traces' "
+              f"controller requests, z3-chosen IndInv states): " + ("agree" if not problems else f"{len(problems)} DISAGREE"))
+    for problem in problems[:3]:
+        out.print(f"  {problem}")
+    ok = all(o.holds for o in obligations if o.assumed == "IndInv") and not failed_init and not unreachable and not problems
+    if not ok:
+        out.print(f"reproduce: autoswitch z3-controller --brokers {brokers} --walks {walks} --length {length} --seed {seed} "
+                  f"--samples {samples} --traces {traces_dir}")
+    out.print(f"done in {time.perf_counter() - started:.1f} s")
+    sys.exit(0 if ok else 1)
 
 # The configurations `autoswitch check` runs by default (CI runs them too): every truncation policy, the safe
 # settings and each negative control of MODEL.md §6, each small enough for a few minutes in Python.

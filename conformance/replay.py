@@ -3,6 +3,9 @@ every variable the state carries, check the invariants of MODEL.md §6 on the en
 report the first divergence (the model disagrees with the trace) apart from invariant violations (the
 state is one the properties forbid). A trace may expect a violation in ``#meta.expect``:
 ``{"violation": "<invariant>", "state": <index>}`` - then the replay passes only if exactly that happens.
+
+A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
+pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ from typing import Any
 
 from attrs import asdict, frozen
 
+from autoswitch.reference import epochs, truncation
 from autoswitch.reference.invariants import SYSTEM_VARS, violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.replication import NO_CONSISTENT_POINT
+from autoswitch.reference.state import POLICIES
 
 from .engines import config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
@@ -124,6 +130,11 @@ def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, 
 def replay_trace(trace: Trace, engine_name: str) -> Result:
     """Replay a decoded trace on a fresh engine of the given kind."""
     _validate(trace)
+    kind = trace.meta.get("kind")
+    if kind == TRUNCATION_STEP:
+        return replay_truncation_step(trace, engine_name)
+    if kind is not None:
+        raise TraceError(trace.path, None, "#meta.kind", f"unknown kind {kind!r}; known: {TRUNCATION_STEP!r} (or none: a walk from Init)")
     expected_violation = _expected_violation(trace)
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
@@ -163,6 +174,100 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return Result(trace.path, engine_name, VIOLATION, n, n, at, name, want, f"{name} at state {at}", f"invariant {name} fails")
     note = "" if expected_violation is None else f"{expected_violation[0]} fails at state {expected_violation[1]}, as expected"
     return Result(trace.path, engine_name, PASS, n, n, message=note)
+
+
+TRUNCATION_STEP = "truncation-step"
+WITHIN_COMMON_PREFIX = "TruncateWithinCommonPrefix"  # the slave keeps at most the two logs' common prefix
+_PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
+
+
+def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The outcome and the variables after the slave's handshake, computed by the engine's own truncation
+    function and epoch-file truncation (reference/truncation.py or impl/truncation.py): the log, epoch
+    file and confirmOffset of the slave cut at the point; no point leaves everything as it was."""
+    args = (pre["epochFile"][slave], len(pre["log"][slave]), pre["confirmOffset"][slave], pre["epochFile"][master], len(pre["log"][master]))
+    if engine_name == "reference":
+        point = truncation.TRUNCATE[policy](tuple(map(tuple, args[0])), *args[1:3], tuple(map(tuple, args[3])), args[4])
+        cut = list(epochs.truncate_suffix(tuple(map(tuple, args[0])), point))
+    elif engine_name == "impl":
+        from autoswitch.impl import truncation as impl_truncation
+        from autoswitch.impl.epoch_file import EpochFile
+
+        local, remote = EpochFile(), EpochFile()
+        for f, entries in ((local, args[0]), (remote, args[3])):
+            for epoch, start in entries:
+                f.append(epoch, start)
+        point = impl_truncation.TRUNCATE[policy](local, *args[1:3], remote, args[4])
+        local.truncate_suffix_by_offset(point)
+        cut = local.entries()
+    else:
+        raise ValueError(f"unknown engine {engine_name!r}")
+    if point < 0:
+        return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, dict(pre)
+    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:point]}, "epochFile": {**pre["epochFile"], slave: cut},
+            "confirmOffset": {**pre["confirmOffset"], slave: min(pre["confirmOffset"][slave], point)}}
+    return {"code": "OK", "truncateOffset": point}, post
+
+
+def _common_prefix(a: list, b: list) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
+    """A truncation-step trace: state 0 is a given pre-state - ``role`` (one MASTER, one SLAVE), ``log``,
+    ``epochFile`` and ``confirmOffset`` of both - and state 1 the SLAVE's Handshake. The engine's
+    truncation computes the point; state 1's outcome and variables must match it (a variable the
+    pre-state lacks is absent after the step), the point must be ``#meta.expect.truncationPoint``, and
+    it must break ``#meta.expect.violation`` = TruncateWithinCommonPrefix: the slave keeps more than the
+    two logs' common prefix. The pre-state must satisfy the invariants it carries (EpochFileWellFormed,
+    LogMatching, ConfirmOffsetBound)."""
+    path, n = trace.path, len(trace.states)
+    policy, expect = trace.meta.get("policy"), trace.meta.get("expect")
+    if policy not in POLICIES:
+        raise TraceError(path, None, "#meta.policy", f"must be one of {', '.join(POLICIES)}")
+    if not isinstance(expect, dict) or expect.get("violation") != WITHIN_COMMON_PREFIX or type(expect.get("truncationPoint")) is not int:
+        raise TraceError(path, None, "#meta.expect", f"needs 'violation': {WITHIN_COMMON_PREFIX!r} and 'truncationPoint' (an int)")
+    if n != 2:
+        raise TraceError(path, None, "states", f"a {TRUNCATION_STEP} trace has two states, the pre-state and the Handshake; got {n}")
+    pre, after = trace.states
+    for name in _PRE_STATE:
+        if name not in pre:
+            raise TraceError(path, 0, name, f"the pre-state needs {', '.join(_PRE_STATE)}")
+    roles = pre["role"]
+    masters, slaves = ([p for p, r in roles.items() if r == role] for role in ("MASTER", "SLAVE"))
+    if len(masters) != 1 or len(slaves) != 1 or len(roles) != 2:
+        raise TraceError(path, 0, "role", f"needs exactly one MASTER and one SLAVE, got {show(roles)}")
+    for name in _PRE_STATE[1:]:
+        if set(pre[name]) != set(roles):
+            raise TraceError(path, 0, name, f"must map exactly the processes {masters[0]!r} and {slaves[0]!r}")
+    if after["action"] != {"tag": "Handshake", "process": slaves[0]}:
+        raise TraceError(path, 1, "action", f"must be the SLAVE's Handshake(process={slaves[0]!r})")
+    broken = violated_invariants(pre)
+    if broken:
+        return Result(path, engine_name, VIOLATION, n, 0, 0, broken[0], None, f"{broken[0]} at state 0",
+                      f"the given pre-state breaks {broken[0]}")
+    outcome, post = _handshake(engine_name, policy, pre, masters[0], slaves[0])
+    for key, want in (after.get("outcome") or {}).items():
+        got = outcome.get(key, _ABSENT)
+        if got != want:
+            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", _show(want), _show(got),
+                          "Handshake answered differently")
+    divergence = _compare(trace, engine_name, 1, after, {name: post.get(name, _ABSENT) for name in after}, 1)
+    if divergence:
+        return divergence
+    point = outcome["truncateOffset"]
+    if point != expect["truncationPoint"]:
+        return Result(path, engine_name, DIVERGENCE, n, 1, 1, "#meta.expect.truncationPoint", show(expect["truncationPoint"]),
+                      show(point), f"{policy} truncates elsewhere")
+    broken = violated_invariants(post)
+    if broken:
+        return Result(path, engine_name, VIOLATION, n, n, 1, broken[0], None, f"{broken[0]} at state 1", f"invariant {broken[0]} fails")
+    shared = _common_prefix(pre["log"][masters[0]], pre["log"][slaves[0]])
+    if point <= shared:
+        return Result(path, engine_name, MISSING_VIOLATION, n, n, 1, WITHIN_COMMON_PREFIX, "violated", "holds",
+                      f"the slave keeps {point} entries, within the common prefix of {shared}")
+    return Result(path, engine_name, PASS, n, n, message=f"{WITHIN_COMMON_PREFIX} fails at state 1, as expected: {policy} keeps "
+                                                         f"{point} entries, the logs share {shared}")
 
 
 def replay_file(path: str, engine_name: str) -> Result:

@@ -18,11 +18,15 @@ KIP-279 case) and ``hw``; every model z3 returns is replayed through the referen
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import z3
 from attrs import frozen
 
-from autoswitch.reference import truncation
+from autoswitch.reference import epochs, truncation
+
+from .itf import write_trace
 
 Sym = z3.ArithRef
 
@@ -170,15 +174,25 @@ def reference_point(policy: str, example: dict) -> int:
 
 
 def check(policy: str, bound: int = 6, top: int = 4) -> Verdict:
-    """Prove ``point <= LCP`` for ``policy`` or return an input where the point passes the LCP."""
+    """Prove ``point <= LCP`` for ``policy`` or return an input where the point passes the LCP: the
+    smallest one (fewest entries, then the lexicographically least values) among those where the logs
+    share their first entry and the follower does cut something, if there are such; the optimum is
+    unique, so the example does not depend on the z3 version."""
     s = setup(bound, top)
     point = POLICIES[policy](s)
     solver = z3.Solver()
     solver.add(*s.constraints, point > s.lcp(bound))
     if solver.check() == z3.unsat:
         return Verdict(policy, bound, top, True)
-    example = concrete(solver.model(), s, bound)
-    example["point"] = solver.model().eval(point).as_long()
+    smallest = z3.Optimize()
+    smallest.add(*s.constraints, point > s.lcp(bound))
+    f, l = s.follower, s.leader
+    telling = z3.And(s.lcp(bound) >= 1, point < f.length)
+    for term in (z3.If(telling, 0, 1), f.length + l.length, f.length, s.hw, *f.epochs, *l.epochs, *s.start.values()):
+        smallest.minimize(term)  # lexicographic: each objective in turn, so the optimum is unique
+    assert smallest.check() == z3.sat
+    example = concrete(smallest.model(), s, bound)
+    example["point"] = smallest.model().eval(point).as_long()
     return Verdict(policy, bound, top, False, example)
 
 
@@ -202,3 +216,55 @@ def agrees_with_reference(policy: str, bound: int, top: int, samples: int) -> in
         slots = [x for side in (s.follower, s.leader) for x in side.epochs]
         solver.add(z3.Or([v != model.eval(v, model_completion=True) for v in lens + slots]))
     return checked
+
+
+# ---- counterexamples as traces --------------------------------------------------------------------
+
+TRUNCATION_STEP = "truncation-step"  # #meta.kind of a one-step trace from a given pre-state
+PROPERTY = "TruncateWithinCommonPrefix"  # the point is at most the longest common prefix
+LEADER, FOLLOWER = "leader", "follower"
+UNSAFE = ("kip101", "hw")
+
+
+def _entries(log: list[int], ids: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
+    """A log of epochs as (msg, epoch) entries: one message id per (offset, epoch), so two logs hold the
+    same message exactly where they have the same epoch at the same offset."""
+    return [(ids[(o, e)], e) for o, e in enumerate(log)]
+
+
+def trace_states(policy: str, example: dict) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ``#meta`` and the two states of a truncation-step trace: the pre-state (the leader's and the
+    follower's logs, epoch files and high watermarks, their roles) and the follower's Handshake."""
+    f, l, point = example["follower"], example["leader"], example["point"]
+    ids = {key: i + 1 for i, key in enumerate(sorted({*enumerate(f), *enumerate(l)}))}
+    log = {LEADER: _entries(l, ids), FOLLOWER: _entries(f, ids)}
+    epoch_file = {LEADER: list(example["leaderEpochs"]), FOLLOWER: list(example["followerEpochs"])}
+    confirm = {LEADER: len(l), FOLLOWER: example["hw"]}
+    pre = {"action": {"tag": "Init"}, "outcome": {"code": "OK"}, "role": {LEADER: "MASTER", FOLLOWER: "SLAVE"},
+           "log": log, "epochFile": epoch_file, "confirmOffset": confirm}
+    post = {"action": {"tag": "Handshake", "process": FOLLOWER}, "outcome": {"code": "OK", "truncateOffset": point},
+            "log": {**log, FOLLOWER: log[FOLLOWER][:point]},
+            "epochFile": {**epoch_file, FOLLOWER: list(epochs.truncate_suffix(tuple(epoch_file[FOLLOWER]), point))},
+            "confirmOffset": {**confirm, FOLLOWER: min(example["hw"], point)}}
+    meta = {
+        "kind": TRUNCATION_STEP,
+        "description": f"z3's smallest input on which {policy} truncation keeps more than the common prefix: the follower "
+                       f"keeps {point} of its {len(f)} entries, the logs agree on the first {example['lcp']}",
+        "policy": policy,
+        "expect": {"violation": PROPERTY, "truncationPoint": point, "commonPrefix": example["lcp"]},
+    }
+    return meta, [pre, post]
+
+
+def write_traces(out: str | Path, bound: int, top: int) -> list[Path]:
+    """Write the ``kip101`` and ``hw`` counterexamples as ITF truncation-step traces under ``out``."""
+    paths = []
+    for policy in UNSAFE:
+        verdict = check(policy, bound, top)
+        assert not verdict.proved, f"{policy}: no counterexample within logs <= {bound}, epochs 1..{top}"
+        meta, states = trace_states(policy, verdict.example)
+        meta["generator"] = f"autoswitch z3-truncation --bound {bound} --epochs {top} --write-traces DIR"
+        path = Path(out) / f"{policy}-truncation-step.itf.json"
+        write_trace(path, meta, states)
+        paths.append(path)
+    return paths
