@@ -186,11 +186,6 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
         if check.verdict != SKIPPED:
             console.print(f"{name}: {check.verdict}" + (f" ({check.violated})" if check.violated else "")
                           + f", {check.seconds:.0f} s -> {check.folder}", style=None if check.ok else "bold red")
-    skipped = [c.config for c in checks if c.verdict == SKIPPED]
-    if skipped:
-        reason = next(c.problem for c in checks if c.verdict == SKIPPED)
-        console.print(f"NOT CHECKED with {tool} ({reason}): {', '.join(skipped)} - skipped, neither passed nor failed",
-                      style="bold yellow")
     table = Table(title=f"autoswitch tla --tool {tool}")
     for column in ("config", "verdict", "expected", "distinct states", "depth", "seconds", "replay (reference, impl)"):
         table.add_column(column, justify="right" if column in ("distinct states", "depth", "seconds") else "left")
@@ -201,6 +196,11 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
                       "-" if c.depth is None else str(c.depth), "-" if c.verdict == SKIPPED else f"{c.seconds:.0f}", replay,
                       style=None if c.ok or c.verdict == SKIPPED else "bold red")
     Console().print(table)
+    skipped = [c.config for c in checks if c.verdict == SKIPPED]
+    if skipped:
+        reason = next(c.problem for c in checks if c.verdict == SKIPPED)
+        console.print(f"NOT CHECKED with {tool} ({reason}): {', '.join(skipped)} - skipped, neither passed nor failed",
+                      style="bold yellow")
     if len(skipped) < len(checks):
         console.print(f"report written to {write_report(out_dir, checks)}")
     failed = [c.config for c in checks if c.verdict != SKIPPED and not c.ok]

@@ -53,13 +53,11 @@ class TraceCheck:
         return all(r.ok for r in self.results)
 
     def summary(self) -> str:
-        parts = []
-        for r in self.results:
-            if r.ok:
-                parts.append(f"{r.engine}: {r.message or 'pass'}")
-            else:
-                parts.append(f"{r.engine}: {r.status} at state {r.state} ({r.field}; {r.actual or r.message})")
-        return "; ".join(parts)
+        """``both: <what happened>`` when the engines pass, else each engine's first problem."""
+        if self.ok:
+            return f"both: {self.expect}, as expected" if self.expect else "both: pass, every invariant holds"
+        return "; ".join(f"{r.engine}: " + ((r.message or "pass") if r.ok else f"{r.status} at state {r.state} ({r.field}: {r.actual or r.message})")
+                         for r in self.results)
 
 
 @frozen

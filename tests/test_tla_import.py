@@ -24,7 +24,7 @@ from autoswitch.conformance.cli import main
 from autoswitch.conformance.itf import load_trace
 from autoswitch.conformance.replay import DIVERGENCE, PASS, VIOLATION
 from autoswitch.conformance.specconfig import load_spec_config
-from autoswitch.conformance.tla_check import (COUNTEREXAMPLE, SKIPPED, apalache_trace_files, check_with_apalache,
+from autoswitch.conformance.tla_check import (COUNTEREXAMPLE, SKIPPED, TraceCheck, apalache_trace_files, check_with_apalache,
                                               check_with_tlc, expected_verdict, import_apalache_traces)
 from autoswitch.conformance.tla_import import TraceImportError, import_states, replay_both
 from autoswitch.conformance.tlatools import (apalache_command, apalache_module, apalache_verdict, find_tlc,
@@ -143,7 +143,10 @@ def test_init_registered_mismatch_is_an_import_error() -> None:
 
 def test_replay_catches_a_wrong_violation_and_a_changed_state(tmp_path: Path) -> None:
     _, path = _import(UNCLEAN, "MC_neg_unclean", tmp_path, violation="LogMatching")
-    assert all(r.status == VIOLATION and r.actual == "NoAckedMessageLost at state 14" for r in replay_both(path))
+    results = replay_both(path)
+    assert all(r.status == VIOLATION and r.actual == "NoAckedMessageLost at state 14" for r in results)
+    summary = TraceCheck(str(path), "LogMatching at state 14", results).summary()
+    assert summary.startswith("reference: violation at state 14 (NoAckedMessageLost: NoAckedMessageLost at state 14); impl: violation")
     states = parse_tlc_trace(UNCLEAN)
     states[-1]["acked"] = frozenset()
     import_states(states, load_spec_config("MC_neg_unclean"), tool="TLC", violation="NoAckedMessageLost").write(path)
@@ -212,7 +215,10 @@ def test_apalache_run_through_a_fake_executable(tmp_path: Path, monkeypatch: pyt
     assert "check --out-dir=" in log and "--cinit=CInit" in log and "--inv=TypeOK,MasterInSyncStateSet" in log
     assert (folder / "spec" / "APA_MC_neg_unclean.tla").is_file()
     assert (check.verdict, check.violated, check.ok) == ("violation", "NoAckedMessageLost", True), check.problem
-    assert check.traces[0].expect == "NoAckedMessageLost at state 14"
+    assert check.traces[0].summary() == "both: NoAckedMessageLost at state 14, as expected"
+    # MC_data must hold: the same fake counterexample fails it, and the command exits 1
+    run = CliRunner().invoke(main, ["tla", "MC_data", "--tool", "apalache", "--out", str(tmp_path / "out")])
+    assert run.exit_code == 1 and "FAILED: MC_data" in run.output, run.output
 
 
 # --- missing tools: skipped, never passed --------------------------------------------------------
