@@ -2,7 +2,7 @@
 Apalache's ITF traces imported, registration steps generated in front of InitRegistered traces, and
 both replayed on the reference and the implementation (``autoswitch tla``).
 
-Without TLC the parsing, import and replay run on committed TLC output (tests/fixtures/tla/*.tlc.out,
+Without TLC the parsing, import and replay run on committed TLC output (tests/fixtures/tla/*.tlc-output.txt,
 captured from TLC 2.18 runs of MC_neg_unclean and MC_neg_kip101, parsing lines trimmed). Apalache is
 not installed here: its command line, exit codes and ITF import are tested on a HAND-WRITTEN fixture
 in Apalache's ITF shape and a fake ``apalache-mc`` script; nothing here is an Apalache check.
@@ -32,8 +32,8 @@ from autoswitch.conformance.tlatools import (apalache_command, apalache_module, 
 from autoswitch.conformance.tlc_trace import TlcTraceError, parse_tlc_trace, parse_value, typed
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tla"
-UNCLEAN = (FIXTURES / "MC_neg_unclean.tlc.out").read_text()
-KIP101 = (FIXTURES / "MC_neg_kip101.tlc.out").read_text()
+UNCLEAN = (FIXTURES / "MC_neg_unclean.tlc-output.txt").read_text()
+KIP101 = (FIXTURES / "MC_neg_kip101.tlc-output.txt").read_text()
 APALACHE_STYLE = FIXTURES / "apalache-style-violation1.itf.json"
 
 
