@@ -286,3 +286,69 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
                       f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", where)
     Console().print(table)
     sys.exit(1 if failed else 0)
+
+
+@main.command()
+@click.argument("configs", nargs=-1)
+@click.option("--tool", type=click.Choice(["tlc", "apalache"]), default="tlc", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="tla-out", show_default=True,
+              help="Output folder: OUT/<config>/ holds the tool's log and the imported traces.")
+@click.option("--workers", default=1, show_default=True, help="TLC workers (1 explores deterministically).")
+@click.option("--timeout", type=float, default=None, help="Seconds per configuration before the tool is stopped.")
+@click.option("--length", default=10, show_default=True, help="Apalache: steps to explore.")
+@click.option("--simulate", is_flag=True, help="Apalache: 'simulate' (random symbolic runs) instead of 'check'.")
+@click.option("--max-run", default=10, show_default=True, help="Apalache simulate: runs.")
+def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: float | None, length: int,
+        simulate: bool, max_run: int) -> None:
+    """Model-check spec configurations (names of spec/*.cfg) with TLC or Apalache, import the
+    counterexamples (and Apalache's simulation traces) as ITF, and replay them on the reference and the
+    implementation.
+
+    MC_neg_* must give a violation, which both models must reproduce at the same state; every other
+    configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
+    skipped (exit 0): nothing is checked, nothing passes."""
+    from .specconfig import SpecConfigError, load_spec_config
+    from .tla_check import (DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report)
+
+    names = list(configs or DEFAULT_CONFIGS)
+    for name in names:
+        try:
+            load_spec_config(name)
+        except SpecConfigError as e:
+            raise click.UsageError(str(e)) from None
+    if simulate and tool != "apalache":
+        raise click.UsageError("--simulate is for --tool apalache")
+    out_dir = Path(out)
+    checks = []
+    for name in names:
+        with console.status(f"{tool}: {name}"):
+            if tool == "tlc":
+                check = check_with_tlc(name, out_dir, workers=workers, timeout=timeout)
+            else:
+                check = check_with_apalache(name, out_dir, mode="simulate" if simulate else "check", length=length,
+                                            max_run=max_run, timeout=timeout)
+        checks.append(check)
+        if check.verdict != SKIPPED:
+            console.print(f"{name}: {check.verdict}" + (f" ({check.violated})" if check.violated else "")
+                          + f", {check.seconds:.0f} s -> {check.folder}", style=None if check.ok else "bold red")
+    table = Table(title=f"autoswitch tla --tool {tool}")
+    for column in ("config", "verdict", "expected", "distinct states", "depth", "seconds", "replay (reference, impl)"):
+        table.add_column(column, justify="right" if column in ("distinct states", "depth", "seconds") else "left")
+    for c in checks:
+        replay = " | ".join(f"{Path(t.path).name}: {t.summary()}" for t in c.traces) or c.problem or "-"
+        verdict = c.verdict + (f" ({c.violated})" if c.violated else "")
+        table.add_row(c.config, verdict, c.expected, "-" if c.distinct_states is None else f"{c.distinct_states:,}",
+                      "-" if c.depth is None else str(c.depth), "-" if c.verdict == SKIPPED else f"{c.seconds:.0f}", replay,
+                      style=None if c.ok or c.verdict == SKIPPED else "bold red")
+    Console().print(table)
+    skipped = [c.config for c in checks if c.verdict == SKIPPED]
+    if skipped:
+        reason = next(c.problem for c in checks if c.verdict == SKIPPED)
+        console.print(f"NOT CHECKED with {tool} ({reason}): {', '.join(skipped)} - skipped, neither passed nor failed",
+                      style="bold yellow")
+    if len(skipped) < len(checks):
+        console.print(f"report written to {write_report(out_dir, checks)}")
+    failed = [c.config for c in checks if c.verdict != SKIPPED and not c.ok]
+    if failed:
+        console.print(f"FAILED: {', '.join(failed)}", style="bold red")
+    sys.exit(1 if failed else 0)

@@ -5,7 +5,8 @@
   directory and runs TLC there (states folder and any trace files stay out of the repository), with a
   fixed fingerprint polynomial so that two runs explore the same way.
 - Apalache: ``apalache-mc`` on ``PATH`` or ``$APALACHE_HOME/bin/apalache-mc``. ``apalache_command``
-  builds the bounded check that spec/README.md documents; ``run_apalache`` runs it.
+  builds ``check`` (bounded) and ``simulate`` command lines; ``run_apalache`` runs one on a
+  configuration's constants (``apalache_module``) in a given folder, verdict from the exit code.
 - ``project_state``: the spec pads ``action`` and ``outcome`` to one record type (Apalache needs that)
   and writes a checkCode as a record ``[addr, ts]``; this maps a spec state to the reference's
   vocabulary (MODEL.md §7, conformance/vocabulary.py) so that a model-checker trace can be replayed.
@@ -187,6 +188,9 @@ def run_tlc(
         return parse_tlc_output(done.stdout + done.stderr, done.returncode, seconds)
 
 
+APALACHE_MODES = ("check", "simulate")
+
+
 def apalache_command(
     spec: str | Path,
     *,
@@ -195,49 +199,126 @@ def apalache_command(
     init: str = "Init",
     next_: str = "Next",
     cinit: str | None = "ConstInit",
+    mode: str = "check",
+    max_run: int = 10,
+    out_dir: str | Path | None = None,
+    run_dir: str | Path | None = None,
     apalache: str | None = None,
 ) -> list[str]:
-    """The bounded Apalache check of spec/README.md: ``apalache-mc check --init --next --inv --length --cinit``."""
+    """``apalache-mc check|simulate --init --next --length [--inv] [--cinit] [--out-dir] [--run-dir] SPEC``.
+
+    ``simulate`` adds ``--max-run`` and ``--save-runs`` (every run's trace saved as ``example*.itf.json``
+    in the run directory, Apalache >= 0.25.6); ``check`` writes a counterexample as
+    ``violation*.itf.json`` there."""
+    if mode not in APALACHE_MODES:
+        raise ValueError(f"unknown Apalache mode {mode!r}; expected one of {APALACHE_MODES}")
     exe = apalache or find_apalache() or "apalache-mc"
-    command = [exe, "check", f"--init={init}", f"--next={next_}", f"--length={length}"]
+    command = [exe, mode]
+    if out_dir is not None:
+        command.append(f"--out-dir={out_dir}")
+    if run_dir is not None:
+        command.append(f"--run-dir={run_dir}")
+    command += [f"--init={init}", f"--next={next_}", f"--length={length}"]
     if invariants:
         command.append(f"--inv={','.join(invariants)}")
     if cinit:
         command.append(f"--cinit={cinit}")
+    if mode == "simulate":
+        command += [f"--max-run={max_run}", "--save-runs"]
     command.append(str(spec))
     return command
 
 
+# Apalache's exit codes (at.forsyte.apalache.infra.ExitCodes): 0 no error, 12 a counterexample (any
+# kind of violation), 75 a failure to evaluate the spec, 120 a type error, 150 a parse error, 255 other.
+APALACHE_VIOLATION_CODE = 12
+_APALACHE_INVARIANT = re.compile(r"State (\d+): state invariant (\d+) violated")
+
+
 @frozen
 class ApalacheResult:
-    """``verdict`` from Apalache's ``EXITCODE:`` line / exit code: 0 ok, 12 a counterexample, else error."""
+    """``verdict`` from Apalache's exit code: 0 ok, 12 a counterexample, anything else an error.
+    ``violated`` is the invariant of ``--inv`` that Apalache's output names (``state invariant K``)."""
 
     verdict: str
     exit_code: int | None
     seconds: float
     output: str
+    run_dir: Path
+    violated: str | None = None
 
 
-def run_apalache(spec: str | Path, *, length: int, invariants: Sequence[str] = (), timeout: float | None = None,
-                 cinit: str | None = "ConstInit") -> ApalacheResult:
-    """Run ``apalache_command`` in a temporary directory beside copies of the spec's modules."""
+def apalache_verdict(exit_code: int | None) -> str:
+    return OK if exit_code == 0 else VIOLATION if exit_code == APALACHE_VIOLATION_CODE else ERROR
+
+
+def violated_invariant(output: str, invariants: Sequence[str]) -> str | None:
+    """The invariant named by index in Apalache's ``State N: state invariant K violated`` line."""
+    m = _APALACHE_INVARIANT.search(output)
+    if m and int(m.group(2)) < len(invariants):
+        return invariants[int(m.group(2))]
+    return None
+
+
+def tla_value(value: Any) -> str:
+    """A configuration constant's value written in TLA+ (booleans, integers, strings, sets of strings)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, frozenset | set):
+        return "{" + ", ".join(tla_value(v) for v in sorted(value)) + "}"
+    raise TypeError(f"no TLA+ form for {value!r}")
+
+
+def apalache_module(name: str, module: str, constants: Mapping[str, Any]) -> str:
+    """A module ``APA_<name>`` extending the MC module with ``CInit``: the configuration's constants as
+    Apalache's constant initializer (the MC module's ``ConstInit`` is one fixed setting)."""
+    lines = [f"/\\ {k} = {tla_value(v)}" for k, v in constants.items()]
+    lines += ["/\\ Processes = MC_Processes", "/\\ Addrs = MC_Addrs", "/\\ BrokerIds = MC_BrokerIds"]
+    body = "\n    ".join(lines)
+    return (f"---- MODULE APA_{name} ----\n\\* written by autoswitch tla: the constants of spec/{name}.cfg\n"
+            f"EXTENDS {module}\n\nCInit ==\n    {body}\n====\n")
+
+
+def run_apalache(
+    spec_dir: str | Path,
+    name: str,
+    module: str,
+    constants: Mapping[str, Any],
+    folder: str | Path,
+    *,
+    length: int,
+    invariants: Sequence[str] = (),
+    init: str = "Init",
+    mode: str = "check",
+    max_run: int = 10,
+    timeout: float | None = None,
+) -> ApalacheResult:
+    """Run Apalache on configuration ``name`` inside ``folder``: the spec's modules and ``APA_<name>.tla``
+    (``apalache_module``) are copied to ``folder/spec``, the tool writes under ``folder/out`` and its
+    traces to ``folder/run``. Raises ``RuntimeError`` if Apalache is not available."""
     exe = find_apalache()
     if exe is None:
         raise RuntimeError("Apalache not available: neither apalache-mc on PATH nor $APALACHE_HOME/bin/apalache-mc")
-    spec = Path(spec).resolve()
-    with tempfile.TemporaryDirectory(prefix="apalache-") as work:
-        for module in spec.parent.glob("*.tla"):
-            shutil.copy(module, Path(work) / module.name)
-        command = apalache_command(spec.name, length=length, invariants=invariants, cinit=cinit, apalache=exe)
-        command.insert(2, f"--out-dir={Path(work) / '_apalache-out'}")
-        started = time.monotonic()
-        try:
-            done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return ApalacheResult(ERROR, None, time.monotonic() - started, "timed out")
-        out = done.stdout + done.stderr
-        verdict = OK if done.returncode == 0 else VIOLATION if done.returncode == 12 else ERROR
-        return ApalacheResult(verdict, done.returncode, time.monotonic() - started, out)
+    folder = Path(folder).resolve()
+    work, run_dir = folder / "spec", folder / "run"
+    work.mkdir(parents=True, exist_ok=True)
+    for f in Path(spec_dir).glob("*.tla"):
+        shutil.copy(f, work / f.name)
+    (work / f"APA_{name}.tla").write_text(apalache_module(name, module, constants))
+    command = apalache_command(f"APA_{name}.tla", length=length, invariants=invariants, init=init, cinit="CInit",
+                               mode=mode, max_run=max_run, out_dir=folder / "out", run_dir=run_dir, apalache=exe)
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] Apalache timed out after {timeout} s", run_dir)
+    out = " ".join(command) + "\n" + done.stdout + done.stderr
+    return ApalacheResult(apalache_verdict(done.returncode), done.returncode, time.monotonic() - started, out, run_dir,
+                          violated_invariant(out, invariants))
 
 
 # --- spec states in the reference vocabulary ----------------------------------------------------
