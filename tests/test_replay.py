@@ -182,3 +182,11 @@ def test_explain_marks_the_first_violation() -> None:
     assert any(line.startswith(" 37 Transfer(process='pA') -> OK") for line in lines)
     holds = list(explain(str(ROOT / "traces/kafka/K2-kip101.itf.json")))
     assert holds[-1] == "every invariant holds on every state"
+
+
+def test_explain_refuses_a_step_trace_and_says_what_checks_it() -> None:
+    from autoswitch.conformance.explain import explain
+    from autoswitch.conformance.itf import TraceError
+
+    with pytest.raises(TraceError, match="#meta.kind.*autoswitch replay"):
+        list(explain(str(ROOT / "traces/z3/hw-truncation-step.itf.json")))
