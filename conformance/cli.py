@@ -235,21 +235,32 @@ SMALL_CONFIGS = ("MC_data_reg1", "MC_data_reg1_kip279", "MC_data_reg1_kip101", "
               help="Counterexamples are written here as CONFIG.itf.json.")
 @click.option("--replay/--no-replay", "replay_traces", default=True, show_default=True,
               help="Replay each counterexample on the reference and the implementation.")
-def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool) -> None:
+@click.option("--tlc", "with_tlc", is_flag=True,
+              help="Also run TLC (TLA2TOOLS_JAR) on each configuration, side by side: the distinct states must be equal.")
+def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool) -> None:
     """Model-check spec configurations (spec/CONFIG.cfg) with the explicit-state checker over the reference.
 
     Breadth-first search of every state reachable within the configuration's bounds: its invariants on
     every state, its action properties on every transition. A violation gives a shortest counterexample,
     written as an ITF trace and replayed on both models. MC_neg_* configurations are negative controls:
     they must produce a counterexample. Exits 1 if a verdict differs from what its configuration expects
-    or a counterexample does not replay to the same violation. Default: the small configurations."""
+    or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
+    configuration where both explore every state. Default: the small configurations."""
     from .checker import Checker, violation_trace_meta
+    from .tla_check import check_with_tlc, expected_verdict
+    from .tlatools import find_tlc, tlc_missing_reason
     from .itf import write_trace
     from .specconfig import SpecConfigError, load_spec_config
 
     table = Table(title="autoswitch check (explicit-state, reference model)")
-    for column in ("config", "expects", "verdict", "distinct states", "generated", "depth", "seconds", "states/s", "counterexample"):
-        table.add_column(column, justify="right" if column in ("distinct states", "generated", "depth", "seconds", "states/s") else "left")
+    tlc_columns = ("TLC distinct", "TLC depth", "TLC seconds", "same states") if with_tlc else ()
+    numeric = ("distinct states", "generated", "depth", "seconds", "states/s", *tlc_columns[:3])
+    for column in ("config", "expects", "verdict", "distinct states", "generated", "depth", "seconds", "states/s", *tlc_columns,
+                   "counterexample"):
+        table.add_column(column, justify="right" if column in numeric else "left")
+    if with_tlc and find_tlc() is None:
+        console.print(f"--tlc: {tlc_missing_reason()}: TLC was NOT run; the state counts were not compared")
+        with_tlc = False
     failed = False
     for name in configs or SMALL_CONFIGS:
         try:
@@ -261,7 +272,7 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
             continue
         if symmetry and not checker.renamings:
             console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
-        expects = "violation" if spec.name.startswith("MC_neg_") else "ok"
+        expects = expected_verdict(spec.name)
         with console.status(f"{name}: initial states") as status:
             result = checker.run(lambda p: status.update(
                 f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
@@ -281,10 +292,19 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
                     r = replay_file(str(path), engine)
                     console.print("    " + r.describe(), style=None if r.ok else "bold red")
                     failed = failed or not r.ok
-        failed = failed or (result.violation is not None) != (expects == "violation")
+        failed = failed or ("ok" if result.violation is None else "violation") != expects
+        side: tuple[str, ...] = ("-",) * len(tlc_columns)
+        if with_tlc:
+            with console.status(f"{name}: TLC"):
+                tlc = check_with_tlc(name, Path(out) / "tlc")
+            exhaustive = result.violation is None and tlc.verdict == "ok"
+            same = (tlc.distinct_states, tlc.depth) == (result.distinct, result.depth)
+            side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
+                    ("yes" if same else "NO") if exhaustive else f"n/a (TLC: {tlc.verdict})")
+            failed = failed or (exhaustive and not same)
         table.add_row(name, expects, verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
-                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", where)
-    Console().print(table)
+                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", *side, where)
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
     sys.exit(1 if failed else 0)
 
 

@@ -27,14 +27,11 @@ from autoswitch.reference.invariants import SYSTEM_VARS
 from autoswitch.reference.variables import variables
 
 from .engines import KINDS
+from .checker import registration_steps
 from .itf import load_trace, write_trace
 from .replay import Result, replay_file, show
 from .specconfig import SpecConfig
 from .tlatools import project_state
-
-REGISTRATION = (("CreateTempFile", {}), ("SendApplyBrokerId", {"lost": False}), ("WriteMetaFile", {}),
-                ("DeleteTempFile", {}), ("SendRegister", {"lost": False}), ("SendHeartbeat", {}))
-
 
 class TraceImportError(Exception):
     """A model-checker trace that cannot be turned into a replayable trace; the message says where."""
@@ -47,11 +44,9 @@ def registration_prefix(config: SpecConfig, first: Mapping[str, Any]) -> list[di
     options = config.options
     system = initial_system(dict(first["addr"]))
     states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(system)}]
-    for process in sorted(first["metaFile"], key=lambda p: first["metaFile"][p]):
-        for tag, params in REGISTRATION:
-            action = {"tag": tag, "process": process, **params}
-            system, outcome = step(system, action, options)
-            states.append({"action": action, "outcome": dict(outcome), **variables(system)})
+    for action in registration_steps(sorted(first["metaFile"], key=lambda p: first["metaFile"][p])):
+        system, outcome = step(system, action, options)
+        states.append({"action": action, "outcome": dict(outcome), **variables(system)})
     reached = states[-1]
     for name in SYSTEM_VARS:
         if name in first and first[name] != reached[name]:
