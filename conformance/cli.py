@@ -196,7 +196,7 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
-    from .sim_report import write_report
+    from .sim_report import summarize, write_report
     from .simulate import load_rows, run_campaign
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
@@ -206,9 +206,24 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
             stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total))
         except ValueError as e:
             raise click.UsageError(str(e)) from None
-    report, problems = write_report(campaign, load_rows(campaign, out.resolve()), stats, out)
-    Console().print(report.read_text().split("\n## Action coverage")[0], markup=False, highlight=False)
+    rows = load_rows(campaign, out.resolve())
+    report, problems = write_report(campaign, rows, stats, out)
+    table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
+                        f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
+                        f"({stats.ran} chunks run, {stats.skipped} already done)")
+    for column in ("configuration", "control", "walks", "abstract states", "failures", "shortest shrunk trace"):
+        table.add_column(column, justify="right" if column in ("walks", "abstract states") else "left")
+    for summary in summarize(campaign, rows):
+        failures = ", ".join(f"{name} x{n}" + ("" if kind == "violation" else f" ({kind})")
+                             for (kind, name), n in sorted(summary.failures.items())) or "none"
+        best = summary.shortest
+        trace = f"{out / best['trace']} ({best['shrunk_length']} steps)" if best else "-"
+        table.add_row(summary.name, summary.control or "safe", str(summary.walks), str(summary.states), failures, trace)
+    Console(width=200).print(table)
+    for problem in problems:
+        console.print(f"PROBLEM: {problem}", style="bold red")
     console.print(f"report: {report}  rows: {out / 'rows'}  traces: {out / 'failures'}, {out / 'corpus'}")
+    console.print("replay a trace: autoswitch replay <trace>; re-run one walk: " + campaign.reproduce("<configuration>", "<walk>"))
     sys.exit(1 if problems else 0)
 
 

@@ -63,7 +63,7 @@ class Campaign:
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "configs": list(self.configs), "weights": dict(sorted(self.weights.items()))}
 
-    def reproduce(self, config: str, walk: int) -> str:
+    def reproduce(self, config: str, walk: int | str) -> str:
         """The command that re-runs one walk alone."""
         weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
         return (f"autoswitch simulate --seed {self.seed} --length {self.length} --configs {config} --walk {walk}"
