@@ -210,8 +210,8 @@ def run_campaign(campaign: Campaign, out: str | Path, master: str | None = "loca
             done.append(run_chunk(campaign, str(out), config, k))
             progress(i + 1, len(pending))
     else:
-        done = _run_spark(campaign, out, master, pending, progress)
-    stats = RunStats(master or "spark-submit", len(pending), len(tasks) - len(pending), sum(d["walks"] for d in done),
+        done, master = _run_spark(campaign, out, master, pending, progress)
+    stats = RunStats(master, len(pending), len(tasks) - len(pending), sum(d["walks"] for d in done),
                      sum(d["steps"] for d in done), round(time.perf_counter() - start, 3))
     with open(out / "runs.jsonl", "a") as f:
         f.write(json.dumps(asdict(stats)) + "\n")
@@ -219,9 +219,10 @@ def run_campaign(campaign: Campaign, out: str | Path, master: str | None = "loca
 
 
 def _run_spark(campaign: Campaign, out: Path, master: str | None, pending: list[tuple[str, int]],
-               progress: Callable[[int, int], None]) -> list[dict[str, Any]]:
+               progress: Callable[[int, int], None]) -> tuple[list[dict[str, Any]], str]:
+    """Run the pending chunks as one Spark job; returns their markers and the master that ran them."""
     if not pending:
-        return []
+        return [], master or "spark (nothing to run)"
     sc = spark_session(master).sparkContext
     target = str(out)
     rdd = sc.parallelize(pending, len(pending)).map(lambda task: run_chunk(campaign, target, *task))
@@ -240,7 +241,7 @@ def _run_spark(campaign: Campaign, out: Path, master: str | None, pending: list[
         progress(sum((chunk_dir(out, *t) / "_DONE").exists() for t in pending), len(pending))
     if "error" in result:
         raise result["error"]
-    return result["done"]
+    return result["done"], sc.master
 
 
 def bench(campaign: Campaign, master: str) -> list[RunStats]:

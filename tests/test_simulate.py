@@ -89,10 +89,11 @@ def test_report_names_every_configuration_and_no_problem(spark_campaign: tuple[P
 def test_single_process_same_seed_and_resumed_runs_give_identical_rows(spark_campaign: tuple[Path, list[dict]],
                                                                         tmp_path: Path) -> None:
     _, spark_rows = spark_campaign
-    small = Campaign(seed=7, walks=100, length=100, configs=("safe-rocketmq-2p", "unclean-rocketmq-2p"), chunk=50, sample=200)
-    expected = [r for r in spark_rows if r["config"] in small.configs and r["walk"] < 100]
+    # the first 200 walks of two configurations: the same chunks as the module's campaign
+    small = Campaign(seed=7, walks=200, length=100, configs=("safe-rocketmq-2p", "unclean-rocketmq-2p"), chunk=100, sample=200)
+    expected = [r for r in spark_rows if r["config"] in small.configs and r["walk"] < 200]
     run_campaign(small, tmp_path / "a", "none")
-    assert load_rows(small, tmp_path / "a") == expected  # one process == Spark (chunking differs, rows do not)
+    assert load_rows(small, tmp_path / "a") == expected  # one process == Spark
     # a killed campaign: one chunk's output lost; the re-run runs only that chunk and ends the same
     lost = chunk_dir(tmp_path / "a", "unclean-rocketmq-2p", 1)
     shutil.rmtree(lost)
@@ -100,7 +101,7 @@ def test_single_process_same_seed_and_resumed_runs_give_identical_rows(spark_cam
     assert (stats.ran, stats.skipped) == (1, 3)
     assert load_rows(small, tmp_path / "a") == expected
     with pytest.raises(ValueError, match="seed"):
-        run_campaign(Campaign(seed=8, walks=100, length=100, configs=small.configs, chunk=50), tmp_path / "a", "none")
+        run_campaign(Campaign(seed=8, walks=200, length=100, configs=small.configs, chunk=100), tmp_path / "a", "none")
 
 
 def test_one_walk_reruns_alone_bit_for_bit(spark_campaign: tuple[Path, list[dict]]) -> None:
