@@ -241,7 +241,7 @@ def _bench(campaign, master: str) -> None:
         speedup = s.steps_per_second / single.steps_per_second
         table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
                       f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
-    Console().print(table)
+    Console(width=120).print(table)
 
 
 def _cores(master: str) -> int:
