@@ -372,3 +372,115 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     if failed:
         console.print(f"FAILED: {', '.join(failed)}", style="bold red")
     sys.exit(1 if failed else 0)
+
+
+@main.command()
+@click.option("--walks", default=1000, show_default=True, help="Walks per configuration.")
+@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--seed", default=1, show_default=True, help="Campaign seed: each walk is seeded from (seed, configuration, walk index).")
+@click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p); "
+              "default: the safe configurations and the negative controls.")
+@click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
+              "process without Spark. Default: spark-submit's master, else local[*]. With --bench: the Spark side (local[2]).")
+@click.option("--chunk", default=100, show_default=True, help="Walks per task (the unit of resumption).")
+@click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1.")
+@click.option("--sample", default=250, show_default=True, help="Export every N-th passing walk as an ITF trace.")
+@click.option("--walk", type=int, default=None, help="Re-run this one walk alone (one --configs name): print its row, write its trace under --out.")
+@click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
+def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
+             sample: int, walk: int | None, do_bench: bool) -> None:
+    """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
+    faults, every step checked (invariants on the reference, the implementation compared), failing walks
+    shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT.
+
+    Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found."""
+    from .campaign import DEFAULT_CONFIGS, parse_weights, select
+    from .simulate import Campaign
+
+    try:
+        chosen = tuple(c.name for c in select(configs.split(",") if configs else DEFAULT_CONFIGS))
+        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    if walk is not None:
+        _one_walk(campaign, walk, Path(out))
+    elif do_bench:
+        _bench(campaign, master or "local[2]")
+    else:
+        _campaign(campaign, Path(out), master)
+
+
+def _one_walk(campaign, walk: int, out: Path) -> None:
+    from .campaign import grid
+    from .simulate import walk_row
+
+    if len(campaign.configs) != 1:
+        raise click.UsageError("--walk needs exactly one configuration in --configs")
+    row = walk_row(campaign, grid()[campaign.configs[0]], walk, out, set())
+    row.pop("states")
+    for key, value in row.items():
+        click.echo(f"{key:16s} {value}")
+    if row["trace"]:
+        click.echo(f"replay: autoswitch replay {out / row['trace']}")
+    sys.exit(0 if row["status"] == "pass" or row["failure"] == grid()[campaign.configs[0]].control else 1)
+
+
+def _campaign(campaign, out: Path, master: str | None) -> None:
+    from .sim_report import summarize, write_report
+    from .simulate import load_rows, run_campaign
+
+    with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        task = progress.add_task("", total=None)
+        try:
+            stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total))
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
+    rows = load_rows(campaign, out.resolve())
+    report, problems = write_report(campaign, rows, stats, out)
+    table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
+                        f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
+                        f"({stats.ran} chunks run, {stats.skipped} already done)")
+    for column in ("configuration", "control", "walks", "abstract states", "failures", "shortest shrunk trace"):
+        table.add_column(column, justify="right" if column in ("walks", "abstract states") else "left")
+    for summary in summarize(campaign, rows):
+        failures = ", ".join(f"{name} x{n}" + ("" if kind == "violation" else f" ({kind})")
+                             for (kind, name), n in sorted(summary.failures.items())) or "none"
+        best = summary.shortest
+        trace = f"{out / best['trace']} ({best['shrunk_length']} steps)" if best else "-"
+        table.add_row(summary.name, summary.control or "safe", str(summary.walks), str(summary.states), failures, trace)
+    Console(width=200).print(table)
+    for problem in problems:
+        console.print(f"PROBLEM: {problem}", style="bold red")
+    console.print(f"report: {report}  rows: {out / 'rows'}  traces: {out / 'failures'}, {out / 'corpus'}")
+    console.print("replay a trace: autoswitch replay <trace>; re-run one walk: " + campaign.reproduce("<configuration>", "<walk>"))
+    sys.exit(1 if problems else 0)
+
+
+def _bench(campaign, master: str) -> None:
+    from .simulate import bench
+
+    with console.status(f"timing {len(campaign.tasks())} chunks in one process, then on Spark {master}"):
+        single, spark = bench(campaign, master)
+    table = Table(title=f"simulate benchmark: {len(campaign.configs)} configurations x {campaign.walks} walks x "
+                        f"{campaign.length} steps, {len(campaign.tasks())} tasks")
+    for column in ("run", "walks", "steps", "seconds", "walks/s", "steps/s", "speedup", "efficiency"):
+        table.add_column(column, justify="left" if column == "run" else "right")
+    cores = _cores(master)
+    for name, s in (("single process", single), (f"Spark {master}", spark)):
+        speedup = s.steps_per_second / single.steps_per_second
+        table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
+                      f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
+    Console(width=120).print(table)
+
+
+def _cores(master: str) -> int:
+    """The worker threads of a local[N] master (local[*]: this machine's CPUs); 1 otherwise is unknown."""
+    import os
+    import re
+
+    m = re.fullmatch(r"local\[(\d+|\*)\]", master)
+    if not m:
+        return 1
+    return os.cpu_count() or 1 if m.group(1) == "*" else int(m.group(1))

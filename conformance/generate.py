@@ -32,21 +32,33 @@ def _subset(rng: random.Random, top: int) -> frozenset[int]:
     return frozenset(i for i in range(1, top + 1) if rng.random() < 0.5)
 
 
-def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:
+def registration_step(v: dict[str, Any], p: str) -> str:
+    """The one registration step a process that is not REGISTERED takes next (Restart when DOWN)."""
     state = v["regState"][p]
     if state == "INITIAL":
-        tag = "LoadMetaFile" if v["metaFile"][p] else "LoadTempFile" if v["tempFile"][p]["brokerId"] else "CreateTempFile"
-    elif state == "REGISTERED":
-        steps = REGISTERED_STEPS
-        if data:
-            steps = [t for t in steps if t != "SendAlterSyncStateSet"]
-            steps = steps + {"MASTER": MASTER_STEPS, "SLAVE": SLAVE_STEPS}.get(v["role"][p], []) * 2
-        tag = rng.choice(steps)
-    else:
-        tag = NEXT_STEP[state]
-    params = {"process": p, "lost": rng.random() < 0.1, "addr": rng.choice(addrs),
+        return "LoadMetaFile" if v["metaFile"][p] else "LoadTempFile" if v["tempFile"][p]["brokerId"] else "CreateTempFile"
+    return NEXT_STEP[state]
+
+
+def registered_steps(v: dict[str, Any], p: str, data: bool) -> list[str]:
+    """The steps a REGISTERED process may take (with repeats: the more often listed, the likelier)."""
+    if not data:
+        return REGISTERED_STEPS
+    steps = [t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"]
+    return steps + {"MASTER": MASTER_STEPS, "SLAVE": SLAVE_STEPS}.get(v["role"][p], []) * 2
+
+
+def process_action(rng: random.Random, v: dict[str, Any], p: str, tag: str, addrs: list[str], lost: float = 0.1) -> dict[str, Any]:
+    """Process ``p``'s action ``tag`` with drawn parameters: a response lost with probability ``lost``,
+    an address from ``addrs``, a subset of ids, an id (the same draws whatever the tag)."""
+    params = {"process": p, "lost": rng.random() < lost, "addr": rng.choice(addrs),
               "newSyncStateSet": _subset(rng, len(v["metaFile"]) + 1), "brokerId": rng.randint(1, len(v["metaFile"]))}
     return {"tag": tag, **{k: params[k] for k in ACTIONS[tag]}}
+
+
+def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:
+    tag = rng.choice(registered_steps(v, p, data)) if v["regState"][p] == "REGISTERED" else registration_step(v, p)
+    return process_action(rng, v, p, tag, addrs)
 
 
 def controller_request(rng: random.Random, top_id: int) -> dict[str, Any]:

@@ -85,6 +85,13 @@ def _show(value: Any) -> str:
     return value if value is _ABSENT else show(value)
 
 
+def broken_properties(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """The state invariants failing in ``after``, then the action properties failing on the step
+    ``before -> after`` (none when ``before`` is None: the initial state). A trace's first violation is
+    the first name of the first state where this is not empty."""
+    return violated_invariants(after) + (violated_action_properties(before, after) if before is not None else [])
+
+
 def _expected_violation(trace: Trace) -> tuple[str, int] | None:
     expect = trace.meta.get("expect", {})
     if not isinstance(expect, dict) or "violation" not in expect:
@@ -160,7 +167,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         if divergence:
             return divergence
         if first_violation is None:
-            broken = violated_invariants(after) + (violated_action_properties(before, after) if i > 0 else [])
+            broken = broken_properties(before if i > 0 else None, after)
             if broken:
                 first_violation = (broken[0], i)
         before = after
