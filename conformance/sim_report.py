@@ -88,7 +88,10 @@ def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
         counts = [s.failures[(kind, name)] for s in summaries]
         ax.barh([s.name for s in summaries], counts, left=bottom, label=label)
         bottom = [b + c for b, c in zip(bottom, counts)]
-    ax.set(xlabel="failing walks", title="Violations per configuration (first failure of each walk)")
+    for row, total in enumerate(bottom):  # a handful of failures is a thin bar: say the number
+        ax.text(total, row, f" {total}", va="center", fontsize=8)
+    ax.set_xscale("symlog", linthresh=1)  # 3 failures and 600 on one readable axis
+    ax.set(xlabel="failing walks (log scale)", title="Violations per configuration (first failure of each walk)")
     ax.invert_yaxis()
     if names:
         ax.legend(fontsize=8)
