@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .state import NO_ID, Process, System
+from .state import NO_ID, Controller, Process, System
 
 NO_TEMP = {"brokerId": NO_ID, "checkCode": ""}
 NO_PENDING = {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
@@ -31,16 +31,24 @@ def _pending_alter(x: Process) -> dict[str, Any]:
     return {"newSyncStateSet": a.new_set, "code": a.code, "syncStateSetEpoch": a.sync_state_set_epoch, "delivered": a.delivered}
 
 
+CONTROLLER_VARIABLES: dict[str, Callable[[Controller], Any]] = {
+    "replicas": lambda c: {b: {"addr": r.addr, "checkCode": r.check_code} for b, r in c.replicas.items()},
+    "nextBrokerId": lambda c: c.next_broker_id,
+    "masterId": lambda c: c.master_id,
+    "masterEpoch": lambda c: c.master_epoch,
+    "syncStateSet": lambda c: c.sync_state_set,
+    "syncStateSetEpoch": lambda c: c.sync_state_set_epoch,
+    "alive": lambda c: {b: {"epoch": e.epoch, "maxOffset": e.max_offset, "priority": e.priority} for b, e in c.alive.items()},
+}
+
+
+def _on_controller(read: Callable[[Controller], Any]) -> Callable[[System], Any]:
+    return lambda s: read(s.controller)
+
+
 VARIABLES: dict[str, Callable[[System], Any]] = {
     # the controller
-    "replicas": lambda s: {b: {"addr": r.addr, "checkCode": r.check_code} for b, r in s.controller.replicas.items()},
-    "nextBrokerId": lambda s: s.controller.next_broker_id,
-    "masterId": lambda s: s.controller.master_id,
-    "masterEpoch": lambda s: s.controller.master_epoch,
-    "syncStateSet": lambda s: s.controller.sync_state_set,
-    "syncStateSetEpoch": lambda s: s.controller.sync_state_set_epoch,
-    "alive": lambda s: {b: {"epoch": e.epoch, "maxOffset": e.max_offset, "priority": e.priority}
-                        for b, e in s.controller.alive.items()},
+    **{name: _on_controller(read) for name, read in CONTROLLER_VARIABLES.items()},
     # each process: registration
     "metaFile": _per_process(lambda x: x.meta_file),
     "tempFile": _per_process(_temp_file),
@@ -67,6 +75,11 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     "acked": lambda s: s.acked,
     "seen": lambda s: s.seen,
 }
+
+
+def controller_variables(c: Controller) -> dict[str, Any]:
+    """The controller's variables alone."""
+    return {name: read(c) for name, read in CONTROLLER_VARIABLES.items()}
 
 
 def variables(s: System) -> dict[str, Any]:
