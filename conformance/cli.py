@@ -280,7 +280,7 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
         verdict, where = "ok", ""
         if result.violation:
             v = result.violation
-            verdict = f"{v.name} ({v.kind}) in {len(v.states) - 1} steps"
+            verdict = f"{v.name}, {len(v.states) - 1} steps"
             path = Path(out) / f"{spec.name}.itf.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             write_trace(path, violation_trace_meta(spec, v), list(v.states))

@@ -147,7 +147,8 @@ def test_cli_check_writes_and_replays_the_counterexample(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     trace = out / "MC_neg_unclean.itf.json"
     assert trace.is_file()
-    assert "NoAckedMessageLost (invariant) in 14 steps" in result.output
+    assert "invariant NoAckedMessageLost violated; counterexample of 14 steps" in result.output
+    assert "NoAckedMessageLost, 14 steps" in result.output
     assert "autoswitch replay" in result.output and "as expected" in result.output
     bad = CliRunner().invoke(main, ["check", "MC_nothing", "--out", str(out)])
     assert bad.exit_code == 1 and "no such configuration" in bad.output

@@ -6,7 +6,6 @@ Needs ``TLA2TOOLS_JAR`` (path of tla2tools.jar) and ``java``; skipped, saying wh
 
 from __future__ import annotations
 
-import itertools
 import re
 import shutil
 from collections.abc import Mapping
@@ -16,8 +15,9 @@ from typing import Any
 import pytest
 
 from autoswitch.conformance.tlatools import OK, VIOLATION, find_tlc, run_tlc, tlc_missing_reason
-from autoswitch.reference import NotEnabled, Options, initial_system, step
-from autoswitch.reference.variables import variables
+from autoswitch.conformance.checker import Checker, initial_states
+from autoswitch.conformance.specconfig import SpecConfig, load_spec_config
+from autoswitch.reference import System
 
 SPEC = Path(__file__).resolve().parent.parent / "spec"
 
@@ -149,8 +149,6 @@ def test_init_registered_is_reachable(p1_id: int, tmp_path: Path) -> None:
 # depth. The same check with EnableElectUncleanMaster = TRUE agrees too (spec/README.md; left out
 # here for time).
 
-PROCESS_ADDRS = {"p1": ("a1",), "p2": ("a2",)}
-BROKER_IDS = (1, 2)
 TINY_BOUNDS = {"MaxEpoch": 2, "MaxClock": 2, "MaxNextBrokerId": 3}
 MC_TINY = """---- MODULE MC_tiny ----
 EXTENDS AutoSwitch
@@ -166,86 +164,32 @@ OUTCOME_PADDING = {"nextBrokerId": -1, "masterId": -1, "masterAddr": "", "master
                    "truncateOffset": -1}
 
 
-def _freeze(x: Any) -> Any:
-    if isinstance(x, Mapping):
-        return tuple(sorted((k, _freeze(v)) for k, v in x.items()))
-    if isinstance(x, set | frozenset):
-        return tuple(sorted(_freeze(v) for v in x))
-    if isinstance(x, list | tuple):  # logs and epoch files
-        return tuple(_freeze(v) for v in x)
-    return x
+def _outcome_key(outcome: Mapping[str, Any]) -> tuple:
+    return tuple(sorted({**OUTCOME_PADDING, **outcome}.items(), key=lambda kv: kv[0]))
 
 
-def _next_actions(data_path: bool = False, any_set_alter: bool = True) -> list[dict[str, Any]]:
-    """Every action record of AutoSwitch's Next for PROCESS_ADDRS and BROKER_IDS (no CleanBrokerData);
-    with ``data_path`` the actions of Replication.tla (DataNext) too. Write's MaxMsgs bound is a
-    condition on the state: ``_reference_bfs`` applies it."""
-    subsets = [frozenset(c) for r in range(len(BROKER_IDS) + 1) for c in itertools.combinations(BROKER_IDS, r)]
-    actions: list[dict[str, Any]] = []
-    for p, addrs in PROCESS_ADDRS.items():
-        for tag in ("LoadMetaFile", "LoadTempFile", "CreateTempFile", "AbandonTempFile", "WriteMetaFile",
-                    "DeleteTempFile", "SyncReplicaInfo", "SendHeartbeat", "Crash"):
-            actions.append({"tag": tag, "process": p})
-        for tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster"):
-            actions += [{"tag": tag, "process": p, "lost": lost} for lost in (False, True)]
-        if any_set_alter:
-            actions += [{"tag": "SendAlterSyncStateSet", "process": p, "newSyncStateSet": s, "lost": lost}
-                        for s in subsets for lost in (False, True)]
-        actions += [{"tag": "Restart", "process": p, "addr": a} for a in addrs]
-        if data_path:
-            for tag in ("Write", "Handshake", "Transfer", "Ack", "AlterArrives", "Flush", "Consume"):
-                actions.append({"tag": tag, "process": p})
-            actions += [{"tag": tag, "process": p, "brokerId": i, "lost": lost}
-                        for tag in ("Expand", "Shrink") for i in BROKER_IDS for lost in (False, True)]
-    actions.append({"tag": "ControllerElectScan"})
-    actions += [{"tag": "ElectMaster", "trigger": "admin", "brokerId": i} for i in BROKER_IDS]
-    actions += [{"tag": "HeartbeatExpire", "brokerId": i} for i in BROKER_IDS]
-    actions.append({"tag": "ControllerFailover"})
-    return actions
-
-
-def _reference_bfs(bounds: dict[str, int], unclean: bool, *, data_path: bool = False, any_set_alter: bool = True,
-                   opts: Options | None = None) -> tuple[int, int]:
+def _reference_pairs(spec: SpecConfig) -> tuple[int, int]:
     """(distinct (state, padded outcome) pairs, depth) of the reference model, explored the way TLC
-    explores the spec under VIEW <<modelVars, outcome>>."""
-    opts = opts or Options(enable_elect_unclean_master=unclean)
-    actions = _next_actions(data_path, any_set_alter)
-    max_msgs = bounds.get("MaxMsgs", 0)
+    explores the spec under VIEW <<modelVars, outcome>>: the actions and the constraint are the
+    explicit-state checker's (conformance/checker.py), the node is the pair."""
+    checker = Checker(spec, invariants=(), properties=())
+    expanded: dict[System, list[tuple[System, tuple]]] = {}
 
-    def in_model(s: Any) -> bool:
-        c = s.controller
-        return (c.master_epoch <= bounds["MaxEpoch"] and c.sync_state_set_epoch <= bounds["MaxEpoch"]
-                and s.clock <= bounds["MaxClock"] and c.next_broker_id <= bounds["MaxNextBrokerId"])
+    def successors(s: System) -> list[tuple[System, tuple]]:
+        if s not in expanded:  # successors depend on the state only, not on how it was reached
+            expanded[s] = [(w, _outcome_key(o)) for _, w, o in checker.successors(s)]
+        return expanded[s]
 
-    expanded: dict[Any, list[tuple[Any, Any, Any]]] = {}
-
-    def successors(s: Any, key: Any) -> list[tuple[Any, Any, Any]]:
-        if key not in expanded:  # successors depend on the state only, not on how it was reached
-            found = []
-            for action in actions:
-                if action["tag"] == "Write" and s.next_msg > max_msgs:
-                    continue  # Next's bound (DataNext: nextMsg <= MaxMsgs)
-                try:
-                    w, outcome = step(s, action, opts)
-                except NotEnabled:
-                    continue
-                if in_model(w):
-                    found.append((w, _freeze(variables(w)), _freeze({**OUTCOME_PADDING, **outcome})))
-            expanded[key] = found
-        return expanded[key]
-
-    s0 = initial_system({p: addrs[0] for p, addrs in PROCESS_ADDRS.items()})
-    k0 = _freeze(variables(s0))
-    seen = {(k0, _freeze({**OUTCOME_PADDING, "code": "OK"}))}
-    frontier = [(s0, k0)]
-    depth = 1
+    (start,) = initial_states(spec, spec.options)
+    seen = {(start.state, _outcome_key({"code": "OK"}))}
+    frontier, depth = [start.state], 1
     while frontier:
         nxt = []
-        for s, key in frontier:
-            for w, wkey, okey in successors(s, key):
-                if (wkey, okey) not in seen:
-                    seen.add((wkey, okey))
-                    nxt.append((w, wkey))
+        for s in frontier:
+            for pair in successors(s):
+                if pair not in seen:
+                    seen.add(pair)
+                    nxt.append(pair[0])
         frontier = nxt
         depth += bool(nxt)
     return len(seen), depth
@@ -260,7 +204,7 @@ def test_spec_and_reference_reach_the_same_states_and_outcomes(tmp_path: Path) -
     for f in SPEC.glob("*.tla"):
         shutil.copy(f, tmp_path / f.name)
     (tmp_path / "MC_tiny.tla").write_text(MC_TINY)
-    (tmp_path / "MC_tiny.cfg").write_text(cfg)
+    (tmp_path / "MC_tiny.cfg").write_text(cfg.replace("configuration of MC_small.tla", "configuration of MC_tiny.tla"))
     result = run_tlc(tmp_path / "MC_tiny.tla", tmp_path / "MC_tiny.cfg", workers=2, timeout=300)
     assert result.verdict == OK, result.output[-3000:]
-    assert (result.distinct_states, result.depth) == _reference_bfs(TINY_BOUNDS, unclean=False)
+    assert (result.distinct_states, result.depth) == _reference_pairs(load_spec_config(tmp_path / "MC_tiny.cfg"))
