@@ -274,9 +274,11 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
             console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
         expects = expected_verdict(spec.name)
         with console.status(f"{name}: initial states") as status:
-            result = checker.run(lambda p: status.update(
+            # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
+            show = status.update if console.is_terminal else console.print
+            result = checker.run(lambda p: show(
                 f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
-                f"{p.distinct / p.seconds:,.0f} states/s"))
+                f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
         verdict, where = "ok", ""
         if result.violation:
             v = result.violation
