@@ -330,17 +330,6 @@ def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequen
     return Run(taken, failure, [], {k: i for k, i in tolerated.items() if i >= 0})
 
 
-def trace_states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The full-state trace of enabled ``actions`` on the reference: Init, then each action, its outcome
-    and every variable after it."""
-    ref = make_engine("reference", config)
-    states: list[dict[str, Any]] = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **ref.variables()}]
-    for action in actions:
-        outcome = ref.step(action)
-        states.append({"action": dict(action), "outcome": dict(outcome), **ref.variables()})
-    return states
-
-
 def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return dict(sorted(Counter(a["tag"] for a in actions).items()))
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -105,3 +105,14 @@ def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
 
         return ImplSystem(config.processes, **attrs.asdict(config.options), **impl_kwargs)
     raise ValueError(f"unknown engine {kind!r}; expected one of {KINDS}")
+
+
+def trace_states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The full-state trace of enabled ``actions`` on the reference: Init, then each action, its outcome
+    and every variable after it."""
+    ref = make_engine("reference", config)
+    states: list[dict[str, Any]] = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **ref.variables()}]
+    for action in actions:
+        outcome = ref.step(action)
+        states.append({"action": dict(action), "outcome": dict(outcome), **ref.variables()})
+    return states

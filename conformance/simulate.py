@@ -31,7 +31,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from attrs import asdict, field, frozen
 
-from .campaign import DEFAULT_CONFIGS, PASS, SimConfig, action_counts, fault_count, grid, rerun, run_walk, trace_states, walk_seed
+from .campaign import DEFAULT_CONFIGS, PASS, SimConfig, action_counts, fault_count, grid, rerun, run_walk, walk_seed
+from .engines import trace_states
 from .itf import write_trace
 from .shrink import shrink
 

@@ -22,11 +22,9 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference import initial_system, step
 from autoswitch.reference.invariants import SYSTEM_VARS
-from autoswitch.reference.variables import variables
 
-from .engines import KINDS
+from .engines import KINDS, trace_states
 from .checker import registration_steps
 from .itf import load_trace, write_trace
 from .replay import Result, replay_file, show
@@ -41,12 +39,8 @@ def registration_prefix(config: SpecConfig, first: Mapping[str, Any]) -> list[di
     """The states from ``Init`` to the registered state ``first`` (a projected spec state), by the
     reference: ``Init`` and then the registration steps of each process in the order of its broker id.
     Raises ``TraceImportError`` if they do not reach ``first`` exactly."""
-    options = config.options
-    system = initial_system(dict(first["addr"]))
-    states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(system)}]
-    for action in registration_steps(sorted(first["metaFile"], key=lambda p: first["metaFile"][p])):
-        system, outcome = step(system, action, options)
-        states.append({"action": action, "outcome": dict(outcome), **variables(system)})
+    order = sorted(first["metaFile"], key=lambda p: first["metaFile"][p])
+    states = trace_states(config.config(first["addr"]), registration_steps(order))
     reached = states[-1]
     for name in SYSTEM_VARS:
         if name in first and first[name] != reached[name]:
