@@ -18,7 +18,7 @@ import fnmatch
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -279,47 +279,24 @@ def check_step(ref: Any, impl: Any | None, action: Mapping[str, Any], step: int,
     return None, after
 
 
-def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
-             with_impl: bool = True) -> Run:
-    """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
-    at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
-    ``length * 20`` draws without reaching ``length``."""
-    rng = random.Random(seed)
-    drawer = Drawer(config, weights)
+def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,
+                 tolerate: Sequence[str], with_impl: bool, abstract: bool) -> Run:
+    """Up to ``length`` enabled actions from ``tries`` calls of ``draw(variables)`` (None: nothing drawn),
+    each checked on both engines; a disabled action is skipped. Stops at the first failure (a property
+    of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states."""
     ref = make_engine("reference", config)
     impl = make_engine("impl", config) if with_impl else None
     v = ref.variables()
-    states = [abstract_state(v)]
-    actions: list[dict[str, Any]] = []
-    failure = None
-    tolerated = dict.fromkeys(tolerate, -1)
-    for _ in range(length * 20):
-        if len(actions) == length:
-            break
-        action = drawer.draw(rng, v)
-        if action is None:
-            continue
-        failure, after = check_step(ref, impl, action, len(actions) + 1, v, tolerated)
-        if after is None and failure is None:
-            continue
-        actions.append(action)
-        if failure is not None:
-            break
-        v = after
-        states.append(abstract_state(v))
-    return Run(actions, failure, states, {k: i for k, i in tolerated.items() if i >= 0})
-
-
-def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True) -> Run:
-    """Run a fixed action list, skipping actions that are disabled where they come, checked like a walk
-    (abstract states are not collected)."""
-    ref = make_engine("reference", config)
-    impl = make_engine("impl", config) if with_impl else None
-    v = ref.variables()
+    states = [abstract_state(v)] if abstract else []
     taken: list[dict[str, Any]] = []
     tolerated = dict.fromkeys(tolerate, -1)
     failure = None
-    for action in actions:
+    for _ in range(tries):
+        if len(taken) == length:
+            break
+        action = draw(v)
+        if action is None:
+            continue
         failure, after = check_step(ref, impl, action, len(taken) + 1, v, tolerated)
         if after is None and failure is None:
             continue
@@ -327,7 +304,26 @@ def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequen
         if failure is not None:
             break
         v = after
-    return Run(taken, failure, [], {k: i for k, i in tolerated.items() if i >= 0})
+        if abstract:
+            states.append(abstract_state(v))
+    return Run(taken, failure, states, {k: i for k, i in tolerated.items() if i >= 0})
+
+
+def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
+             with_impl: bool = True) -> Run:
+    """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
+    at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
+    ``length * 20`` draws without reaching ``length``."""
+    rng = random.Random(seed)
+    drawer = Drawer(config, weights)
+    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, abstract=True)
+
+
+def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True) -> Run:
+    """Run a fixed action list, skipping actions that are disabled where they come, checked like a walk
+    (abstract states are not collected)."""
+    given = iter(actions)
+    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, abstract=False)
 
 
 def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
