@@ -1,0 +1,205 @@
+"""What a trace can say beyond the spec's state (spec/README.md, "Trace kinds"), as a pure layer around
+``System`` and ``step``: several broker sets, the controller node's DLedger leadership, request
+validation (ControllerRequestProcessor), the identity files' contents and each process's configured
+broker set (ReplicasManager.checkMetadataValid). None of it is a spec variable and none of it is in
+``Next``: with the defaults (one set, a leader, processes configured as their files) a step is exactly
+``step.step``.
+
+The default broker set is ``DefaultCluster``/``broker-a``: the processes belong to it, and ``System``
+holds its controller. The other sets' controllers are kept by brokerName (ReplicasInfoManager keys its
+tables by brokerName); each is the pure ``Controller`` of one set, stepped by the same functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import evolve, field, frozen
+from frozendict import frozendict
+
+from . import codes
+from . import controller as ctl
+from .precondition import require
+from .state import NO_ID, Controller, Options, System
+from .step import step as system_step
+from .variables import CONTROLLER_VARIABLES, variables
+
+DEFAULT_CLUSTER = "DefaultCluster"
+DEFAULT_BROKER = "broker-a"
+DEFAULT_SET = (DEFAULT_CLUSTER, DEFAULT_BROKER)
+NULL_BROKER_ID = -1  # a BrokerHeartbeat whose brokerId header is null (ITF has no null)
+METADATA_INVALID = "METADATA_INVALID"  # register() returned false at checkMetadataValid: nothing was sent
+
+# Requests that go through DLedgerController.appendEvent: refused with CONTROLLER_NOT_LEADER by a node
+# that is not the leader. BrokerHeartbeat is handled by the processor itself, on every node.
+REPLICATED = frozenset({"GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController", "ElectMaster",
+                        "AlterSyncStateSet", "GetReplicaInfo", "CleanBrokerData"})
+# Process actions that send a request to the leader: a broker without a known leader sends nothing.
+TO_LEADER = frozenset({"CreateTempFile", "SendApplyBrokerId", "SendRegister", "SendElectMaster", "SyncReplicaInfo",
+                       "SendAlterSyncStateSet", "Expand", "Shrink"})
+LEADER_ONLY = frozenset({"ControllerElectScan", "ControllerFailover"})
+# What a process configured for another set may do: it never sends a request there (refinement).
+# (SendApplyBrokerId and SendRegister refuse there: the files were written under the default set)
+RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush"})
+# The register() steps that run checkMetadataValid first (RegisterState CREATE_TEMP / CREATE_METADATA).
+CHECKS_METADATA = {"SendApplyBrokerId": "temp", "SendRegister": "meta"}
+
+
+@frozen
+class Cluster:
+    """``system`` (processes and the default set), the other sets' controllers by brokerName with their
+    cluster names, whether the controller node has leadership, each process's configured
+    (clusterName, brokerName) and the (clusterName, brokerName) its identity files were written under."""
+
+    system: System
+    sets: frozendict[str, Controller] = field(factory=frozendict)
+    clusters: frozendict[str, str] = field(factory=lambda: frozendict({DEFAULT_BROKER: DEFAULT_CLUSTER}))
+    leader: bool = True
+    configs: frozendict[str, tuple[str, str]] = field(factory=frozendict)
+    meta_names: frozendict[str, tuple[str, str]] = field(factory=frozendict)
+    temp_names: frozendict[str, tuple[str, str]] = field(factory=frozendict)
+
+    def config_of(self, process: str) -> tuple[str, str]:
+        return self.configs.get(process, DEFAULT_SET)
+
+
+def initial_cluster(system: System, broker_sets: Mapping[str, str] | None = None) -> Cluster:
+    """Init with the declared sets (brokerName -> clusterName; the default set is always one)."""
+    clusters = frozendict({DEFAULT_BROKER: DEFAULT_CLUSTER, **(broker_sets or {})})
+    sets = frozendict({b: Controller() for b in clusters if b != DEFAULT_BROKER})
+    return Cluster(system, sets, clusters)
+
+
+def _outcome(code: str) -> frozendict:
+    return frozendict(code=code)
+
+
+def _set_of(c: Cluster, action: Mapping[str, Any]) -> str:
+    broker = action.get("brokerName", DEFAULT_BROKER)
+    require(broker in c.clusters, f"broker set {broker!r} is not declared in #meta.brokerSets")
+    cluster = action.get("clusterName", c.clusters[broker])
+    require(cluster == c.clusters[broker], f"{broker!r} belongs to cluster {c.clusters[broker]!r}, not {cluster!r}")
+    return broker
+
+
+def _on_set(c: Cluster, broker: str, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
+    """A controller-level action on one set: the set's controller stands in for the default one."""
+    plain = {k: v for k, v in action.items() if k not in ("clusterName", "brokerName")}
+    if broker == DEFAULT_BROKER:
+        s, outcome = system_step(c.system, plain, opts)
+        return evolve(c, system=s), outcome
+    s, outcome = system_step(evolve(c.system, controller=c.sets[broker]), plain, opts)
+    return evolve(c, sets=c.sets.set(broker, s.controller)), outcome
+
+
+def _failover(c: Cluster) -> Cluster:
+    """A new leader starts with an empty heartbeat table, for every set (ControllerFailover)."""
+    system = evolve(c.system, controller=ctl.controller_failover(c.system.controller)[0])
+    return evolve(c, system=system, sets=frozendict({b: ctl.controller_failover(x)[0] for b, x in c.sets.items()}))
+
+
+def _metadata_valid(c: Cluster, process: str, which: str) -> bool:
+    names = (c.meta_names if which == "meta" else c.temp_names).get(process, DEFAULT_SET)
+    return names == c.config_of(process)
+
+
+def _track_files(c: Cluster, before: System, process: str) -> Cluster:
+    """Record under which names a file the step wrote was written: the process's configured set."""
+    old, new = before.procs[process], c.system.procs[process]
+    config = c.config_of(process)
+    if new.meta_file != old.meta_file and new.meta_file != NO_ID:
+        c = evolve(c, meta_names=c.meta_names.set(process, config))
+    if new.temp_file != old.temp_file and new.temp_file is not None:
+        c = evolve(c, temp_names=c.temp_names.set(process, config))
+    return c
+
+
+def step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
+    """One action of a trace; raises ``NotEnabled`` as ``step.step`` does."""
+    tag = action["tag"]
+    if tag == "ControllerLeaderLost":
+        require(c.leader, "the controller has no leader")
+        return evolve(c, leader=False), _outcome(codes.OK)
+    if tag == "ControllerLeaderElected":
+        require(not c.leader, "the controller already has a leader")
+        return evolve(_failover(c), leader=True), _outcome(codes.OK)
+    if tag in LEADER_ONLY:
+        require(c.leader, f"{tag}: the controller has no leader")
+        if tag == "ControllerFailover":
+            return _failover(c), _outcome(codes.OK)
+    if "process" not in action:
+        broker = _set_of(c, action)
+        if tag in REPLICATED and not c.leader:
+            return c, _outcome(codes.CONTROLLER_NOT_LEADER)
+        if tag == "BrokerHeartbeat" and action["brokerId"] == NULL_BROKER_ID:
+            return c, _outcome(codes.CONTROLLER_INVALID_REQUEST)
+        return _on_set(c, broker, action, opts)
+    return _process_step(c, action, opts)
+
+
+def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
+    tag, process = action["tag"], action["process"]
+    require(tag not in TO_LEADER or c.leader, f"{tag}: {process} knows no controller leader to send to")
+    config = (action.get("clusterName", c.config_of(process)[0]), action.get("brokerName", c.config_of(process)[1]))
+    if tag == "Restart":
+        plain = {k: v for k, v in action.items() if k not in ("clusterName", "brokerName")}
+        s, outcome = system_step(c.system, plain, opts)
+        return evolve(c, system=s, configs=c.configs.set(process, config)), outcome
+    which = CHECKS_METADATA.get(tag)
+    if which is not None and process in c.system.procs and not _metadata_valid(c, process, which):
+        expected_state = "TEMP_DONE" if which == "temp" else "META_DONE"
+        require(c.system.procs[process].reg_state == expected_state, f"{process} is not {expected_state}")
+        return c, _outcome(METADATA_INVALID)
+    require(c.config_of(process) == DEFAULT_SET or tag in RUN_ANYWHERE,
+            f"{tag}: {process} is configured for {c.config_of(process)}; processes run in the default set")
+    before = c.system
+    s, outcome = system_step(before, action, opts)
+    c = evolve(c, system=s)
+    return (_track_files(c, before, process) if process in s.procs else c), outcome
+
+
+def meta_file_content(c: Cluster, process: str) -> str:
+    """``brokerIdentity`` as BrokerMetadata.encodeToStr writes it; "" when there is none."""
+    x = c.system.procs[process]
+    if x.meta_file == NO_ID:
+        return ""
+    cluster, broker = c.meta_names.get(process, DEFAULT_SET)
+    return f"{cluster}#{broker}#{x.meta_file}"
+
+
+def temp_file_content(c: Cluster, process: str) -> str:
+    """``brokerIdentity-temp`` as TempBrokerMetadata.encodeToStr writes it; "" when there is none."""
+    t = c.system.procs[process].temp_file
+    if t is None:
+        return ""
+    cluster, broker = c.temp_names.get(process, DEFAULT_SET)
+    return f"{cluster}#{broker}#{t.broker_id}#{t.check_code}"
+
+
+def trace_variables(c: Cluster) -> dict[str, Any]:
+    """The trace-only variables (spec/README.md, "Trace kinds")."""
+    procs = c.system.procs
+    return {
+        "controllerLeader": c.leader,
+        "metaFileContent": {p: meta_file_content(c, p) for p in procs},
+        "tempFileContent": {p: temp_file_content(c, p) for p in procs},
+        "brokerConfig": {p: "#".join(c.config_of(p)) for p in procs},
+    }
+
+
+def set_controllers(c: Cluster) -> dict[str, Controller]:
+    """Every declared set's controller by brokerName."""
+    return {DEFAULT_BROKER: c.system.controller, **c.sets}
+
+
+def observed(c: Cluster, multi_set: bool) -> dict[str, Any]:
+    """What a trace compares: the spec's variables (with ``multi_set`` each controller variable a
+    function brokerName -> value) and the trace-only variables."""
+    view = variables(c.system)
+    if multi_set:
+        per_set = set_controllers(c)
+        for name, read in CONTROLLER_VARIABLES.items():
+            view[name] = {b: read(x) for b, x in per_set.items()}
+    return {**view, **trace_variables(c)}
+
