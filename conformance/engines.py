@@ -84,13 +84,22 @@ def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
     policy = meta.get("policy", "rocketmq")
     if policy not in POLICIES:
         return None, "#meta.policy", f"must be one of {', '.join(POLICIES)}"
-    broker_sets = meta.get("brokerSets")
-    if broker_sets is not None:
-        if not isinstance(broker_sets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in broker_sets.items()):
-            return None, "#meta.brokerSets", "must map brokerNames to clusterNames"
-        if broker_sets.get(cluster.DEFAULT_BROKER) != cluster.DEFAULT_CLUSTER:
-            return None, "#meta.brokerSets", f"must hold the default set {cluster.DEFAULT_BROKER!r}: {cluster.DEFAULT_CLUSTER!r}"
-    return Config(processes, Options(policy=policy, **values), broker_sets), "", ""
+    problem = broker_sets_problem(meta)
+    if problem:
+        return None, "#meta.brokerSets", problem
+    return Config(processes, Options(policy=policy, **values), meta.get("brokerSets")), "", ""
+
+
+def broker_sets_problem(meta: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``#meta.brokerSets`` (absent: one broker set, fine)."""
+    sets = meta.get("brokerSets")
+    if sets is None:
+        return None
+    if not isinstance(sets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in sets.items()):
+        return "must map brokerNames to clusterNames"
+    if sets.get(cluster.DEFAULT_BROKER) != cluster.DEFAULT_CLUSTER:
+        return f"must hold the default set {cluster.DEFAULT_BROKER!r}: {cluster.DEFAULT_CLUSTER!r}"
+    return None
 
 
 class ReferenceEngine:

@@ -30,7 +30,7 @@ from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.replication import NO_CONSISTENT_POINT
 from autoswitch.reference.state import POLICIES
 
-from .engines import config_from_meta, make_engine
+from .engines import broker_sets_problem, config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
 from .vocabulary import TRACE_VARS, action_problem
 
@@ -136,8 +136,10 @@ def _trace_var_problem(name: str, value: Any) -> str | None:
 
 
 def _broker_sets(trace: Trace) -> Mapping[str, str] | None:
-    sets = trace.meta.get("brokerSets")
-    return sets if isinstance(sets, dict) else None  # a malformed one is reported by config_from_meta
+    problem = broker_sets_problem(trace.meta)
+    if problem:
+        raise TraceError(trace.path, None, "#meta.brokerSets", problem)
+    return trace.meta.get("brokerSets")
 
 
 def _validate_sets(trace: Trace, i: int, state: Mapping[str, Any], sets: Mapping[str, str] | None) -> None:

@@ -159,6 +159,13 @@ def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple
     return (_track_files(c, before, process) if process in s.procs else c), outcome
 
 
+def is_spec_step(c: Cluster, action: Mapping[str, Any]) -> bool:
+    """The action is a spec action of the default set as ``step.step`` runs it: no other set named, the
+    controller has a leader, no null brokerId (what the controller's own encodings may compare)."""
+    return (action.get("brokerName", DEFAULT_BROKER) == DEFAULT_BROKER and c.leader
+            and not (action["tag"] == "BrokerHeartbeat" and action["brokerId"] == NULL_BROKER_ID))
+
+
 def meta_file_content(c: Cluster, process: str) -> str:
     """``brokerIdentity`` as BrokerMetadata.encodeToStr writes it; "" when there is none."""
     x = c.system.procs[process]
