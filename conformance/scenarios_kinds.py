@@ -62,8 +62,11 @@ def two_sets_elect_independently() -> Scenario:
            returns={"masterId": -1},
            masterId={"broker-a": -1, "broker-b": 1}, masterEpoch={"broker-a": 2, "broker-b": 1},
            syncStateSet={"broker-a": frozenset({1}), "broker-b": frozenset({1})})
-    return s.step("GetReplicaInfo", params=_in("broker-b"),
-                  returns={"masterId": 1, "masterAddr": B, "masterEpoch": 1, "syncStateSet": frozenset({1})})
+    s.step("GetReplicaInfo", params=_in("broker-b"),
+           returns={"masterId": 1, "masterAddr": B, "masterEpoch": 1, "syncStateSet": frozenset({1})})
+    # a new controller leader has no heartbeat of any set
+    return s.step("ControllerFailover", "OK", alive={"broker-a": {}, "broker-b": {}},
+                  masterId={"broker-a": -1, "broker-b": 1})
 
 
 def heartbeat_of_another_set() -> Scenario:
@@ -127,6 +130,23 @@ def null_heartbeat() -> Scenario:
                   returns={**NO_LIVE_MASTER, "syncStateSet": frozenset()})
 
 
+def broker_waits_for_leader() -> Scenario:
+    s = Scenario("broker-waits-for-leader", "A registered broker keeps heartbeating while the controller has no "
+                 "leader (every controller node takes heartbeats); the new leader starts with no heartbeat, the "
+                 "next one makes the broker alive again and its election request succeeds",
+                 {"p1": A}, controllerLeader=True, alive={})
+    for tag in ("CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"):
+        params = {"process": "p1", **({"lost": False} if tag.startswith("Send") else {})}
+        s.step(tag, "OK" if tag.endswith("File") and tag != "CreateTempFile" else "SUCCESS", params=params)
+    s.step("SendHeartbeat", params={"process": "p1"}, alive={1: LIVE0}, regState={"p1": "REGISTERED"})
+    s.step("ControllerLeaderLost", "OK", controllerLeader=False)
+    s.step("SendHeartbeat", params={"process": "p1"}, alive={1: LIVE0})
+    s.step("ControllerLeaderElected", "OK", controllerLeader=True, alive={}, role={"p1": "NONE"})
+    s.step("SendHeartbeat", params={"process": "p1"}, alive={1: LIVE0})
+    return s.step("SendElectMaster", params={"process": "p1", "lost": False},
+                  returns={"masterId": 1, "masterAddr": A, "masterEpoch": 1}, role={"p1": "MASTER"}, masterId=1)
+
+
 def _files(name: str, about: str) -> Scenario:
     return Scenario(name, about, {"p1": A}, metaFile={"p1": 0}, tempFile={"p1": EMPTY_TEMP}, regState={"p1": "INITIAL"},
                     metaFileContent={"p1": ""}, tempFileContent={"p1": ""}, brokerConfig={"p1": "DefaultCluster#broker-a"})
@@ -185,6 +205,7 @@ KIND_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "kinds/heartbeat-of-another-set": heartbeat_of_another_set,
     "kinds/controller-leader-lost": leader_lost,
     "kinds/heartbeat-without-broker-id": null_heartbeat,
+    "kinds/broker-waits-for-leader": broker_waits_for_leader,
     "kinds/meta-file-of-another-set": meta_file_of_another_set,
     "kinds/temp-file-of-another-cluster": temp_file_of_another_cluster,
 }

@@ -137,7 +137,7 @@ def test_a_process_of_another_set_sends_nothing(engine: str, tmp_path: Path) -> 
 
 def test_every_kind_trace_replays_on_both_engines() -> None:
     paths = sorted(KINDS.glob("*.itf.json"))
-    assert len(paths) == 6
+    assert len(paths) == 7
     for path in paths:
         for engine in ("reference", "impl"):
             assert replay_file(str(path), engine).status == PASS
