@@ -6,6 +6,11 @@ state is one the properties forbid). A trace may expect a violation in ``#meta.e
 
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
 pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`.
+
+A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
+leadership, a null brokerId, the identity files' contents): states are compared with the engine's
+``observed()`` view; the invariants are checked on its ``variables()`` (the default set with the
+processes) and the controller properties on each other set (:func:`broken_in_other_sets`).
 """
 
 from __future__ import annotations

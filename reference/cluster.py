@@ -39,26 +39,26 @@ REPLICATED = frozenset({"GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToCon
 TO_LEADER = frozenset({"CreateTempFile", "SendApplyBrokerId", "SendRegister", "SendElectMaster", "SyncReplicaInfo",
                        "SendAlterSyncStateSet", "Expand", "Shrink"})
 LEADER_ONLY = frozenset({"ControllerElectScan", "ControllerFailover"})
-# What a process configured for another set may do: it never sends a request there (refinement).
-# (SendApplyBrokerId and SendRegister refuse there: the files were written under the default set)
-RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush"})
-# The register() steps that run checkMetadataValid first (RegisterState CREATE_TEMP / CREATE_METADATA).
-CHECKS_METADATA = {"SendApplyBrokerId": "temp", "SendRegister": "meta"}
+# What a process configured for another set may do: it never sends a request there (refinement 24).
+RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "Crash", "Flush"})
+# The register() steps that run checkMetadataValid first, in the state where they do
+# (RegisterState CREATE_TEMP_METADATA_FILE_DONE / CREATE_METADATA_FILE_DONE).
+CHECKS_METADATA = {"SendApplyBrokerId": "TEMP_DONE", "SendRegister": "META_DONE"}
 
 
 @frozen
 class Cluster:
     """``system`` (processes and the default set), the other sets' controllers by brokerName with their
-    cluster names, whether the controller node has leadership, each process's configured
-    (clusterName, brokerName) and the (clusterName, brokerName) its identity files were written under."""
+    cluster names, whether the controller node has leadership, and each process's configured
+    (clusterName, brokerName) where it is not the default set. A process writes its identity files
+    only while configured for the default set (elsewhere it sends no request, so it is never given an
+    id to write), so every file names ``DEFAULT_SET``."""
 
     system: System
     sets: frozendict[str, Controller] = field(factory=frozendict)
     clusters: frozendict[str, str] = field(factory=lambda: frozendict({DEFAULT_BROKER: DEFAULT_CLUSTER}))
     leader: bool = True
     configs: frozendict[str, tuple[str, str]] = field(factory=frozendict)
-    meta_names: frozendict[str, tuple[str, str]] = field(factory=frozendict)
-    temp_names: frozendict[str, tuple[str, str]] = field(factory=frozendict)
 
     def config_of(self, process: str) -> tuple[str, str]:
         return self.configs.get(process, DEFAULT_SET)
@@ -76,6 +76,8 @@ def _outcome(code: str) -> frozendict:
 
 
 def _set_of(c: Cluster, action: Mapping[str, Any]) -> str:
+    if "brokerName" not in action and "clusterName" not in action:
+        return DEFAULT_BROKER
     broker = action.get("brokerName", DEFAULT_BROKER)
     require(broker in c.clusters, f"broker set {broker!r} is not declared in #meta.brokerSets")
     cluster = action.get("clusterName", c.clusters[broker])
@@ -83,12 +85,23 @@ def _set_of(c: Cluster, action: Mapping[str, Any]) -> str:
     return broker
 
 
+def _with_system(c: Cluster, s: System) -> Cluster:
+    """``evolve(c, system=s)``, built directly: it runs on every step of every replay."""
+    return Cluster(s, c.sets, c.clusters, c.leader, c.configs)
+
+
+def _without_set(action: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "brokerName" not in action and "clusterName" not in action:
+        return action
+    return {k: v for k, v in action.items() if k not in ("clusterName", "brokerName")}
+
+
 def _on_set(c: Cluster, broker: str, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
     """A controller-level action on one set: the set's controller stands in for the default one."""
-    plain = {k: v for k, v in action.items() if k not in ("clusterName", "brokerName")}
+    plain = _without_set(action)
     if broker == DEFAULT_BROKER:
         s, outcome = system_step(c.system, plain, opts)
-        return evolve(c, system=s), outcome
+        return _with_system(c, s), outcome
     s, outcome = system_step(evolve(c.system, controller=c.sets[broker]), plain, opts)
     return evolve(c, sets=c.sets.set(broker, s.controller)), outcome
 
@@ -97,22 +110,6 @@ def _failover(c: Cluster) -> Cluster:
     """A new leader starts with an empty heartbeat table, for every set (ControllerFailover)."""
     system = evolve(c.system, controller=ctl.controller_failover(c.system.controller)[0])
     return evolve(c, system=system, sets=frozendict({b: ctl.controller_failover(x)[0] for b, x in c.sets.items()}))
-
-
-def _metadata_valid(c: Cluster, process: str, which: str) -> bool:
-    names = (c.meta_names if which == "meta" else c.temp_names).get(process, DEFAULT_SET)
-    return names == c.config_of(process)
-
-
-def _track_files(c: Cluster, before: System, process: str) -> Cluster:
-    """Record under which names a file the step wrote was written: the process's configured set."""
-    old, new = before.procs[process], c.system.procs[process]
-    config = c.config_of(process)
-    if new.meta_file != old.meta_file and new.meta_file != NO_ID:
-        c = evolve(c, meta_names=c.meta_names.set(process, config))
-    if new.temp_file != old.temp_file and new.temp_file is not None:
-        c = evolve(c, temp_names=c.temp_names.set(process, config))
-    return c
 
 
 def step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
@@ -141,22 +138,19 @@ def step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster,
 def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
     tag, process = action["tag"], action["process"]
     require(tag not in TO_LEADER or c.leader, f"{tag}: {process} knows no controller leader to send to")
-    config = (action.get("clusterName", c.config_of(process)[0]), action.get("brokerName", c.config_of(process)[1]))
     if tag == "Restart":
-        plain = {k: v for k, v in action.items() if k not in ("clusterName", "brokerName")}
-        s, outcome = system_step(c.system, plain, opts)
-        return evolve(c, system=s, configs=c.configs.set(process, config)), outcome
-    which = CHECKS_METADATA.get(tag)
-    if which is not None and process in c.system.procs and not _metadata_valid(c, process, which):
-        expected_state = "TEMP_DONE" if which == "temp" else "META_DONE"
-        require(c.system.procs[process].reg_state == expected_state, f"{process} is not {expected_state}")
-        return c, _outcome(METADATA_INVALID)
-    require(c.config_of(process) == DEFAULT_SET or tag in RUN_ANYWHERE,
-            f"{tag}: {process} is configured for {c.config_of(process)}; processes run in the default set")
-    before = c.system
-    s, outcome = system_step(before, action, opts)
-    c = evolve(c, system=s)
-    return (_track_files(c, before, process) if process in s.procs else c), outcome
+        old = c.config_of(process)
+        config = (action.get("clusterName", old[0]), action.get("brokerName", old[1]))
+        s, outcome = system_step(c.system, _without_set(action), opts)
+        configs = c.configs.delete(process) if process in c.configs else c.configs
+        return evolve(c, system=s, configs=configs if config == DEFAULT_SET else configs.set(process, config)), outcome
+    if process in c.configs:  # configured for another set than its files (checkMetadataValid) name
+        state = CHECKS_METADATA.get(tag)
+        if state is not None and process in c.system.procs and c.system.procs[process].reg_state == state:
+            return c, _outcome(METADATA_INVALID)
+        require(tag in RUN_ANYWHERE, f"{tag}: {process} is configured for {c.configs[process]}; processes run in the default set")
+    s, outcome = system_step(c.system, action, opts)
+    return _with_system(c, s), outcome
 
 
 def is_spec_step(c: Cluster, action: Mapping[str, Any]) -> bool:
@@ -171,8 +165,7 @@ def meta_file_content(c: Cluster, process: str) -> str:
     x = c.system.procs[process]
     if x.meta_file == NO_ID:
         return ""
-    cluster, broker = c.meta_names.get(process, DEFAULT_SET)
-    return f"{cluster}#{broker}#{x.meta_file}"
+    return f"{DEFAULT_CLUSTER}#{DEFAULT_BROKER}#{x.meta_file}"
 
 
 def temp_file_content(c: Cluster, process: str) -> str:
@@ -180,8 +173,7 @@ def temp_file_content(c: Cluster, process: str) -> str:
     t = c.system.procs[process].temp_file
     if t is None:
         return ""
-    cluster, broker = c.temp_names.get(process, DEFAULT_SET)
-    return f"{cluster}#{broker}#{t.broker_id}#{t.check_code}"
+    return f"{DEFAULT_CLUSTER}#{DEFAULT_BROKER}#{t.broker_id}#{t.check_code}"
 
 
 def trace_variables(c: Cluster) -> dict[str, Any]:
