@@ -147,6 +147,42 @@ def broker_waits_for_leader() -> Scenario:
                   returns={"masterId": 1, "masterAddr": A, "masterEpoch": 1}, role={"p1": "MASTER"}, masterId=1)
 
 
+def broker_requests_to_a_non_leader() -> Scenario:
+    s = Scenario("broker-requests-to-a-non-leader", "A broker whose requests reach a controller node that is not "
+                 "the leader (its cached leader address is stale) hears CONTROLLER_NOT_LEADER: nothing is applied; "
+                 "getNextBrokerId fails before a temp file or checkCode is made, a failed ApplyBrokerId sends the "
+                 "broker back to a new temp file (ReplicasManager.register), a failed register, election or "
+                 "replica-info poll changes nothing", {"p1": A}, controllerLeader=True, clock=0)
+    no_leader = {"controllerLeader": False}
+    p1 = {"process": "p1"}
+    s.step("ControllerLeaderLost", "OK", **no_leader)
+    s.step("CreateTempFile", "CONTROLLER_NOT_LEADER", params=p1, tempFile={"p1": EMPTY_TEMP}, regState={"p1": "INITIAL"}, clock=0)
+    s.step("ControllerLeaderElected", "OK", controllerLeader=True)
+    s.step("CreateTempFile", params=p1, returns={"nextBrokerId": 1}, tempFile={"p1": {"brokerId": 1, "checkCode": f"{A};0"}},
+           clock=1)
+    s.step("ControllerLeaderLost", "OK", **no_leader)
+    s.step("SendApplyBrokerId", "CONTROLLER_NOT_LEADER", params={**p1, "lost": False}, regState={"p1": "APPLY_FAILED"},
+           replicas={}, nextBrokerId=1)
+    s.step("AbandonTempFile", "OK", params=p1, regState={"p1": "INITIAL"}, tempFile={"p1": EMPTY_TEMP})
+    s.step("ControllerLeaderElected", "OK", controllerLeader=True)
+    s.step("CreateTempFile", params=p1, returns={"nextBrokerId": 1}, tempFile={"p1": {"brokerId": 1, "checkCode": f"{A};1"}})
+    s.step("SendApplyBrokerId", params={**p1, "lost": False}, regState={"p1": "ID_APPLIED"}, nextBrokerId=2)
+    s.step("WriteMetaFile", "OK", params=p1)
+    s.step("DeleteTempFile", "OK", params=p1, regState={"p1": "META_DONE"})
+    s.step("ControllerLeaderLost", "OK", **no_leader)
+    s.step("SendRegister", "CONTROLLER_NOT_LEADER", params={**p1, "lost": False}, regState={"p1": "META_DONE"})
+    s.step("ControllerLeaderElected", "OK", controllerLeader=True)
+    s.step("SendRegister", params={**p1, "lost": False}, returns=NO_LIVE_MASTER, regState={"p1": "REGISTERED"})
+    s.step("SendHeartbeat", params=p1, alive={1: LIVE0})
+    s.step("ControllerLeaderLost", "OK", **no_leader)
+    s.step("SendElectMaster", "CONTROLLER_NOT_LEADER", params={**p1, "lost": False}, role={"p1": "NONE"}, masterId=-1)
+    s.step("SyncReplicaInfo", "CONTROLLER_NOT_LEADER", params=p1, role={"p1": "NONE"})
+    s.step("ControllerLeaderElected", "OK", controllerLeader=True, alive={})
+    s.step("SendHeartbeat", params=p1, alive={1: LIVE0})
+    return s.step("SendElectMaster", params={**p1, "lost": False}, returns={"masterId": 1, "masterEpoch": 1},
+                  role={"p1": "MASTER"}, localMasterEpoch={"p1": 1})
+
+
 def _files(name: str, about: str) -> Scenario:
     return Scenario(name, about, {"p1": A}, metaFile={"p1": 0}, tempFile={"p1": EMPTY_TEMP}, regState={"p1": "INITIAL"},
                     metaFileContent={"p1": ""}, tempFileContent={"p1": ""}, brokerConfig={"p1": "DefaultCluster#broker-a"})
@@ -206,6 +242,7 @@ KIND_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "kinds/controller-leader-lost": leader_lost,
     "kinds/heartbeat-without-broker-id": null_heartbeat,
     "kinds/broker-waits-for-leader": broker_waits_for_leader,
+    "kinds/broker-requests-to-a-non-leader": broker_requests_to_a_non_leader,
     "kinds/meta-file-of-another-set": meta_file_of_another_set,
     "kinds/temp-file-of-another-cluster": temp_file_of_another_cluster,
 }

@@ -22,6 +22,7 @@ from .controller import ControllerManager
 from .epoch_file import EpochFile
 from .ha import BrokerSet, HAState, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
+from .processor import ControllerRequestProcessor
 from .protocol import (
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
@@ -33,10 +34,12 @@ from .protocol import (
     RegisterBrokerToControllerRequest,
     SUCCESS,
     Response,
+    ResponseCode,
 )
 from .storage import FileStorage, Storage
 
 NO_BROKER_ID = 0  # broker ids start at 1
+NOT_LEADER = ResponseCode.CONTROLLER_NOT_LEADER
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (file backend)
 IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
@@ -114,7 +117,7 @@ class ControllerClient:
 
     __slots__ = ("_controller", "lose_next_response", "last_response")
 
-    def __init__(self, controller: ControllerManager) -> None:
+    def __init__(self, controller: ControllerManager | ControllerRequestProcessor) -> None:
         self._controller = controller
         self.lose_next_response = False
         self.last_response: Response | None = None
@@ -255,7 +258,7 @@ class ReplicasManager:
         if storage.exists(META_FILE) or storage.exists(TEMP_META_FILE):
             raise IllegalStateError(f"{self._process.name} already has an identity file")
         response = self._client.get_next_broker_id(GetNextBrokerIdRequest(self._cluster_name, self._broker_name))
-        if response is None:
+        if response is None or response.code is not SUCCESS:  # getNextBrokerId returned null: no temp file
             return
         temp = TempBrokerMetadata(
             self._cluster_name,
@@ -339,7 +342,7 @@ class ReplicasManager:
         if self.state is not _REGISTERED:
             raise self._not_enabled(_REGISTERED)
         response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
-        if response is not None:
+        if response is not None and response.code is not NOT_LEADER:  # a node that is not the leader says nothing
             self._adopt_role(response)
 
     def sync_replica_info(self) -> None:

@@ -39,10 +39,9 @@ BROKER_NAME = "broker-a"
 DEFAULT_CONFIG = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
 NULL_BROKER_ID = -1  # a trace's null brokerId (spec/README.md, "Trace kinds")
 METADATA_INVALID = {"code": "METADATA_INVALID"}  # register() returned false at checkMetadataValid
-# Process actions that send to the controller leader (a broker with no known leader waits), and those a
+# Data-path alters are not enabled without a controller leader (refinement 25); the process actions a
 # process configured for another broker set than the default may take (it never sends a request there).
-_TO_LEADER = frozenset({"CreateTempFile", "SendApplyBrokerId", "SendRegister", "SendElectMaster", "SyncReplicaInfo",
-                        "SendAlterSyncStateSet", "Expand", "Shrink"})
+_NEED_LEADER = frozenset({"Expand", "Shrink"})
 # (SendApplyBrokerId and SendRegister refuse there: the files were written under the default set)
 _RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
@@ -82,10 +81,10 @@ class ImplSystem:
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
         self._controller = ControllerManager(ControllerConfig(enable_elect_unclean_master))
-        self._processor = ControllerRequestProcessor(self._controller)
+        self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
         self._broker_sets = None if broker_sets is None else dict(broker_sets)
-        self._client = ControllerClient(self._controller)
+        self._client = ControllerClient(self._processor)
         self._clock = CheckCodeClock()
         self._master_history: set[tuple[int, str]] = set()
         # Requests without parameters are built once (handlers never mutate a request).
@@ -124,8 +123,8 @@ class ImplSystem:
             raise NotEnabled(f"unknown action tag {tag!r}")
         process = action.get("process")
         if process is not None:
-            if tag in _TO_LEADER and not self._processor.is_leader:
-                raise NotEnabled(f"{tag}: {process} knows no controller leader to send to")
+            if tag in _NEED_LEADER and not self._processor.is_leader:
+                raise NotEnabled(f"{tag}: the controller has no leader (refinement 25)")
             if tag not in _RUN_ANYWHERE and _broker(self, process).config != DEFAULT_CONFIG:
                 raise NotEnabled(f"{tag}: {process} is configured for another broker set; processes run in the default set")
         return run(self, action)
@@ -141,24 +140,21 @@ class ImplSystem:
             raise NotEnabled(f"{broker_name!r} belongs to cluster {sets[broker_name]!r}, not {cluster_name!r}")
         return cluster_name, broker_name
 
-    def _replicated(self, handler: Callable[[Any], Response], request: Any) -> Outcome:
-        return _outcome(self._processor.replicated(handler, request))
-
     # ---- controller-level actions -------------------------------------------------------------------
 
     def _get_next_broker_id(self, a: Mapping[str, Any]) -> Outcome:
         cluster_name, broker_name = self._set(a)
         request = (self._next_broker_id_request if broker_name == BROKER_NAME
                    else GetNextBrokerIdRequest(cluster_name, broker_name))  # fmt: skip
-        return self._replicated(self._controller.get_next_broker_id, request)
+        return _outcome(self._processor.get_next_broker_id(request))
 
     def _apply_broker_id(self, a: Mapping[str, Any]) -> Outcome:
         request = ApplyBrokerIdRequest(*self._set(a), a["brokerId"], a["checkCode"])
-        return self._replicated(self._controller.apply_broker_id, request)
+        return _outcome(self._processor.apply_broker_id(request))
 
     def _register_broker(self, a: Mapping[str, Any]) -> Outcome:
         request = RegisterBrokerToControllerRequest(*self._set(a), a["brokerId"], a["addr"])
-        return self._replicated(self._controller.register_broker, request)
+        return _outcome(self._processor.register_broker(request))
 
     def _elect_master(self, a: Mapping[str, Any]) -> Outcome:
         trigger = a["trigger"]
@@ -168,7 +164,7 @@ class ImplSystem:
                        else ElectMasterRequest(cluster_name, broker_name, None))  # fmt: skip
         else:
             request = ElectMasterRequest(cluster_name, broker_name, a["brokerId"], trigger == "admin")
-        return self._replicated(self._controller.elect_master, request)
+        return _outcome(self._processor.elect_master(request))
 
     def _alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         request = AlterSyncStateSetRequest(
@@ -178,13 +174,13 @@ class ImplSystem:
             frozenset(a["newSyncStateSet"]),
             a["syncStateSetEpoch"],
         )
-        return self._replicated(self._controller.alter_sync_state_set, request)
+        return _outcome(self._processor.alter_sync_state_set(request))
 
     def _get_replica_info(self, a: Mapping[str, Any]) -> Outcome:
         cluster_name, broker_name = self._set(a)
         request = (self._replica_info_request if broker_name == BROKER_NAME
                    else GetReplicaInfoRequest(cluster_name, broker_name))  # fmt: skip
-        return self._replicated(self._controller.get_replica_info, request)
+        return _outcome(self._processor.get_replica_info(request))
 
     def _broker_heartbeat(self, a: Mapping[str, Any]) -> Outcome:
         broker_id = None if a["brokerId"] == NULL_BROKER_ID else a["brokerId"]
@@ -217,7 +213,7 @@ class ImplSystem:
 
     def _clean_broker_data(self, a: Mapping[str, Any]) -> Outcome:
         request = CleanBrokerDataRequest(*self._set(a), frozenset(a["brokerIds"]), a["cleanLiving"])
-        return self._replicated(self._controller.clean_broker_data, request)
+        return _outcome(self._processor.clean_broker_data(request))
 
     def _controller_elect_scan(self, a: Mapping[str, Any]) -> Outcome:
         if not self._processor.is_leader:

@@ -10,20 +10,28 @@ only when its brokerId is null. A node that becomes leader starts with no heartb
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from .controller import ControllerManager
-from .protocol import BrokerHeartbeatRequest, Response, ResponseCode
+from .protocol import (
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdRequest,
+    BrokerHeartbeatRequest,
+    CleanBrokerDataRequest,
+    ElectMasterRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    RegisterBrokerToControllerRequest,
+    Response,
+    ResponseCode,
+)
 
 _NOT_LEADER = Response(ResponseCode.CONTROLLER_NOT_LEADER)
 _INVALID_REQUEST = Response(ResponseCode.CONTROLLER_INVALID_REQUEST)
 
-Request = TypeVar("Request")
-
 
 class ControllerRequestProcessor:
-    """The requests of one controller node, which holds DLedger leadership or not."""
+    """The requests of one controller node, which holds DLedger leadership or not: what the brokers'
+    client and the controller-level trace steps call (the request methods of :class:`ControllerManager`,
+    behind the checks)."""
 
     __slots__ = ("controller", "is_leader")
 
@@ -31,12 +39,29 @@ class ControllerRequestProcessor:
         self.controller = controller
         self.is_leader = True
 
-    def replicated(self, handler: Callable[[Request], Response], request: Request) -> Response:
-        """A request that goes through ``appendEvent``: CONTROLLER_NOT_LEADER off the leader."""
-        return handler(request) if self.is_leader else _NOT_LEADER
+    def get_next_broker_id(self, request: GetNextBrokerIdRequest) -> Response:
+        return self.controller.get_next_broker_id(request) if self.is_leader else _NOT_LEADER
+
+    def apply_broker_id(self, request: ApplyBrokerIdRequest) -> Response:
+        return self.controller.apply_broker_id(request) if self.is_leader else _NOT_LEADER
+
+    def register_broker(self, request: RegisterBrokerToControllerRequest) -> Response:
+        return self.controller.register_broker(request) if self.is_leader else _NOT_LEADER
+
+    def elect_master(self, request: ElectMasterRequest) -> Response:
+        return self.controller.elect_master(request) if self.is_leader else _NOT_LEADER
+
+    def alter_sync_state_set(self, request: AlterSyncStateSetRequest) -> Response:
+        return self.controller.alter_sync_state_set(request) if self.is_leader else _NOT_LEADER
+
+    def get_replica_info(self, request: GetReplicaInfoRequest) -> Response:
+        return self.controller.get_replica_info(request) if self.is_leader else _NOT_LEADER
+
+    def clean_broker_data(self, request: CleanBrokerDataRequest) -> Response:
+        return self.controller.clean_broker_data(request) if self.is_leader else _NOT_LEADER
 
     def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response:
-        """handleBrokerHeartbeat: a null brokerId (None) is an invalid request."""
+        """handleBrokerHeartbeat, on every node: a null brokerId (None) is an invalid request."""
         if request.broker_id is None:
             return _INVALID_REQUEST
         return self.controller.broker_heartbeat(request)

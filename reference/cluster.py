@@ -21,7 +21,7 @@ from frozendict import frozendict
 from . import codes
 from . import controller as ctl
 from .precondition import require
-from .state import NO_ID, Controller, Options, System
+from .state import APPLY_FAILED, NO_ID, Controller, Options, System
 from .step import step as system_step
 from .variables import CONTROLLER_VARIABLES, variables
 
@@ -35,9 +35,11 @@ METADATA_INVALID = "METADATA_INVALID"  # register() returned false at checkMetad
 # that is not the leader. BrokerHeartbeat is handled by the processor itself, on every node.
 REPLICATED = frozenset({"GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController", "ElectMaster",
                         "AlterSyncStateSet", "GetReplicaInfo", "CleanBrokerData"})
-# Process actions that send a request to the leader: a broker without a known leader sends nothing.
+# Process actions whose request a node that is not the leader refuses (the broker's cached leader
+# address is stale): the broker reacts as its code does to a failed call (spec/README.md, "Trace kinds").
 TO_LEADER = frozenset({"CreateTempFile", "SendApplyBrokerId", "SendRegister", "SendElectMaster", "SyncReplicaInfo",
-                       "SendAlterSyncStateSet", "Expand", "Shrink"})
+                       "SendAlterSyncStateSet"})
+NEED_LEADER = frozenset({"Expand", "Shrink"})  # not enabled without a leader (refinement 25)
 LEADER_ONLY = frozenset({"ControllerElectScan", "ControllerFailover"})
 # What a process configured for another set may do: it never sends a request there (refinement 24).
 RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "Crash", "Flush"})
@@ -135,9 +137,23 @@ def step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster,
     return _process_step(c, action, opts)
 
 
+def _refused_by_non_leader(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
+    """A broker's request answered CONTROLLER_NOT_LEADER: enabled as the action is; nothing is applied,
+    no checkCode timestamp is taken (getNextBrokerId returned null), and only a refused ApplyBrokerId
+    changes the broker (APPLY_FAILED, then AbandonTempFile: ReplicasManager.register clears the temp file
+    whenever applyBrokerId fails). Every other step keeps the broker as it was (the call threw)."""
+    system_step(c.system, action, opts)  # raises NotEnabled where the action is not enabled
+    outcome = _outcome(codes.CONTROLLER_NOT_LEADER)
+    if action["tag"] != "SendApplyBrokerId":
+        return c, outcome
+    p = action["process"]
+    failed = evolve(c.system.procs[p], reg_state=APPLY_FAILED)
+    return _with_system(c, evolve(c.system, procs=c.system.procs.set(p, failed))), outcome
+
+
 def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster, frozendict]:
     tag, process = action["tag"], action["process"]
-    require(tag not in TO_LEADER or c.leader, f"{tag}: {process} knows no controller leader to send to")
+    require(tag not in NEED_LEADER or c.leader, f"{tag}: the controller has no leader (refinement 25)")
     if tag == "Restart":
         old = c.config_of(process)
         config = (action.get("clusterName", old[0]), action.get("brokerName", old[1]))
@@ -149,6 +165,8 @@ def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple
         if state is not None and process in c.system.procs and c.system.procs[process].reg_state == state:
             return c, _outcome(METADATA_INVALID)
         require(tag in RUN_ANYWHERE, f"{tag}: {process} is configured for {c.configs[process]}; processes run in the default set")
+    if tag in TO_LEADER and not c.leader:
+        return _refused_by_non_leader(c, action, opts)
     s, outcome = system_step(c.system, action, opts)
     return _with_system(c, s), outcome
 

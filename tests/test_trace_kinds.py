@@ -98,8 +98,8 @@ def test_leadership_regained_empties_the_liveness_table(engine: str, tmp_path: P
 
 
 @pytest.mark.parametrize("engine", ["reference", "impl"])
-def test_no_broker_request_nor_scan_without_a_leader(engine: str, tmp_path: Path) -> None:
-    """A broker knows no leader to send to; the re-elect scan and a failover need a leader."""
+def test_no_scan_nor_failover_without_a_leader(engine: str, tmp_path: Path) -> None:
+    """The re-elect scan runs on the leader, a failover is a change of leader; leadership is lost once."""
     doc = _load(LEADER)
     lost = next(i for i, s in enumerate(doc["states"]) if s["action"]["tag"] == "ControllerLeaderLost")
     for action in ({"tag": "ControllerElectScan"}, {"tag": "ControllerFailover"}, {"tag": "ControllerLeaderLost"}):
@@ -107,11 +107,19 @@ def test_no_broker_request_nor_scan_without_a_leader(engine: str, tmp_path: Path
         doc2["states"][lost + 1] = {"action": action}
         result = _replay(doc2, tmp_path, engine)
         assert (result.status, result.state, result.field) == (DIVERGENCE, lost + 1, "action"), result.describe()
-    doc = _load(META)
-    doc["states"][1:] = [{"action": {"tag": "ControllerLeaderLost"}}, {"action": {"tag": "CreateTempFile", "process": "p1"}}]
-    result = _replay(doc, tmp_path, engine)
-    assert (result.status, result.state, result.field) == (DIVERGENCE, 2, "action"), result.describe()
-    assert "leader" in result.message
+
+
+@pytest.mark.parametrize("engine", ["reference", "impl"])
+def test_a_refused_apply_fails_the_broker_but_applies_nothing(engine: str, tmp_path: Path) -> None:
+    doc = _load(KINDS / "broker-requests-to-a-non-leader.itf.json")
+    refused = next(i for i, s in enumerate(doc["states"]) if s["action"]["tag"] == "SendApplyBrokerId")
+    assert doc["states"][refused]["outcome"]["code"] == "CONTROLLER_NOT_LEADER"
+    for name, value, field, actual in (("regState", {"#map": [["p1", "TEMP_DONE"]]}, "regState['p1']", "'APPLY_FAILED'"),
+                                       ("nextBrokerId", {"#bigint": "2"}, "nextBrokerId", "1")):
+        doc2 = _load(KINDS / "broker-requests-to-a-non-leader.itf.json")
+        _expect(doc2, refused, **{name: value})
+        result = _replay(doc2, tmp_path, engine)
+        assert (result.status, result.state, result.field, result.actual) == (DIVERGENCE, refused, field, actual)
 
 
 @pytest.mark.parametrize("engine", ["reference", "impl"])
@@ -137,7 +145,7 @@ def test_a_process_of_another_set_sends_nothing(engine: str, tmp_path: Path) -> 
 
 def test_every_kind_trace_replays_on_both_engines() -> None:
     paths = sorted(KINDS.glob("*.itf.json"))
-    assert len(paths) == 7
+    assert len(paths) == 8
     for path in paths:
         for engine in ("reference", "impl"):
             assert replay_file(str(path), engine).status == PASS
@@ -154,10 +162,10 @@ def test_controller_properties_are_checked_in_every_set() -> None:
 def test_processor_answers_not_leader_and_invalid_request() -> None:
     processor = ControllerRequestProcessor(ControllerManager())
     request = GetNextBrokerIdRequest("DefaultCluster", "broker-a")
-    assert processor.replicated(processor.controller.get_next_broker_id, request).code is ResponseCode.SUCCESS
+    assert processor.get_next_broker_id(request).code is ResponseCode.SUCCESS
     processor.broker_heartbeat(BrokerHeartbeatRequest("DefaultCluster", "broker-a", 1, 0, 0, 0))
     processor.leader_lost()
-    assert processor.replicated(processor.controller.get_next_broker_id, request).code is ResponseCode.CONTROLLER_NOT_LEADER
+    assert processor.get_next_broker_id(request).code is ResponseCode.CONTROLLER_NOT_LEADER
     null = BrokerHeartbeatRequest("DefaultCluster", "broker-a", None, 0, 0, 0)
     assert processor.broker_heartbeat(null).code is ResponseCode.CONTROLLER_INVALID_REQUEST
     assert processor.controller.heartbeat_manager.is_broker_active("DefaultCluster", "broker-a", 1)
