@@ -4,7 +4,11 @@ and observed as the reference's variables (``reference/variables.py``).
 
 Controller-level tags send the request to the controller directly (an admin tool or an outside trace);
 process-level tags drive a broker's ``ReplicasManager``. A ``lost`` flag makes the transport drop that
-step's response after the controller applied the request.
+step's response after the controller applied the request. Both go through the controller node's
+``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of spec/README.md
+("Trace kinds") are run here too: controller requests naming other declared broker sets (the
+controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
+files as the disk holds them.
 """
 
 from __future__ import annotations
@@ -39,10 +43,10 @@ BROKER_NAME = "broker-a"
 DEFAULT_CONFIG = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
 NULL_BROKER_ID = -1  # a trace's null brokerId (spec/README.md, "Trace kinds")
 METADATA_INVALID = {"code": "METADATA_INVALID"}  # register() returned false at checkMetadataValid
-# Data-path alters are not enabled without a controller leader (refinement 25); the process actions a
-# process configured for another broker set than the default may take (it never sends a request there).
+# Data-path alters are not enabled without a controller leader (refinement 25).
 _NEED_LEADER = frozenset({"Expand", "Shrink"})
-# (SendApplyBrokerId and SendRegister refuse there: the files were written under the default set)
+# What a process configured for another broker set than the default may do: it never sends a request
+# there (SendApplyBrokerId and SendRegister refuse at checkMetadataValid: its files name the default set).
 _RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
 Outcome = dict[str, Any]
