@@ -99,7 +99,8 @@ def action_problem(action: Any) -> tuple[str, str] | None:
         if name not in action:
             return f"action.{name}", f"{tag} needs parameter {name!r} ({kind})"
         if not _kind_ok(kind, action[name]):
-            return f"action.{name}", f"expected {kind}, got {action[name]!r}"
+            hint = "; ITF has no null: a BrokerHeartbeat writes a null brokerId as -1" if action[name] is None else ""
+            return f"action.{name}", f"expected {kind}, got {action[name]!r}{hint}"
     optional = OPTIONAL.get(tag, {})
     for name in action:
         if name != "tag" and name not in params and name not in optional:

@@ -53,6 +53,7 @@ def _set_var(name: str, value: Any) -> Any:
         (LEADER, lambda d: d["states"][4]["action"].update(brokerName="broker-a"), 4, "action.brokerName"),
         (LEADER, lambda d: d["states"][2]["action"].update(brokerId={"#bigint": "-2"}), 2, "action.brokerId"),
         (LEADER, _set_var("controllerLeader", "yes"), 3, "controllerLeader"),
+        (KINDS / "heartbeat-without-broker-id.itf.json", lambda d: d["states"][2]["action"].update(brokerId=None), 2, "action.brokerId"),
         (META, _set_var("metaFileContent", {"#map": [["p1", {"#bigint": "1"}]]}), 3, "metaFileContent"),
         (META, lambda d: d["states"][3]["action"].update(brokerName="broker-b"), 3, "action.brokerName"),
         (META, lambda d: d["states"][6]["action"].update(clusterName=["x"]), 6, "action.clusterName"),
