@@ -9,9 +9,9 @@ from typing import Any, Protocol
 import attrs
 from attrs import frozen
 
-from autoswitch.reference import Options, initial_system
-from autoswitch.reference.state import POLICIES
-from autoswitch.reference import step as reference_step
+from autoswitch.reference import Options, cluster, initial_system
+from autoswitch.reference.state import POLICIES, System
+from autoswitch.reference.variables import controller_variables
 from autoswitch.reference.variables import variables as reference_variables
 
 KINDS = ("reference", "impl")
@@ -21,6 +21,10 @@ class Engine(Protocol):
     def step(self, action: Mapping[str, Any]) -> Mapping[str, Any]: ...
 
     def variables(self) -> dict[str, Any]: ...
+
+    def observed(self) -> dict[str, Any]: ...
+
+    def other_sets(self) -> dict[str, dict[str, Any]]: ...
 
 
 # #meta.options names (MODEL.md, camelCase) -> Options fields; #meta.policy is the truncation policy
@@ -42,6 +46,7 @@ class Config:
 
     processes: Mapping[str, str]  # process name -> first address
     options: Options = Options()
+    broker_sets: Mapping[str, str] | None = None  # #meta.brokerSets: brokerName -> clusterName (None: one set)
 
     def to_meta(self) -> dict[str, Any]:
         values = attrs.asdict(self.options)
@@ -49,6 +54,7 @@ class Config:
             "processes": dict(self.processes),
             "policy": self.options.policy,
             "options": {name: sorted(values[f]) if name == "asyncLearners" else values[f] for name, f in OPTION_FIELDS.items()},
+            **({"brokerSets": dict(self.broker_sets)} if self.broker_sets is not None else {}),
         }
 
 
@@ -78,22 +84,52 @@ def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
     policy = meta.get("policy", "rocketmq")
     if policy not in POLICIES:
         return None, "#meta.policy", f"must be one of {', '.join(POLICIES)}"
-    return Config(processes, Options(policy=policy, **values)), "", ""
+    problem = broker_sets_problem(meta)
+    if problem:
+        return None, "#meta.brokerSets", problem
+    return Config(processes, Options(policy=policy, **values), meta.get("brokerSets")), "", ""
+
+
+def broker_sets_problem(meta: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``#meta.brokerSets`` (absent: one broker set, fine)."""
+    sets = meta.get("brokerSets")
+    if sets is None:
+        return None
+    if not isinstance(sets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in sets.items()):
+        return "must map brokerNames to clusterNames"
+    if sets.get(cluster.DEFAULT_BROKER) != cluster.DEFAULT_CLUSTER:
+        return f"must hold the default set {cluster.DEFAULT_BROKER!r}: {cluster.DEFAULT_CLUSTER!r}"
+    return None
 
 
 class ReferenceEngine:
-    """The reference model behind the engine interface (it keeps the current immutable state)."""
+    """The reference model behind the engine interface (it keeps the current immutable state: the
+    ``System`` inside the trace layer of ``reference/cluster.py``)."""
 
     def __init__(self, config: Config):
         self.options = config.options
-        self.state = initial_system(dict(config.processes))
+        self.multi_set = config.broker_sets is not None
+        self.cluster = cluster.initial_cluster(initial_system(dict(config.processes)), config.broker_sets)
+
+    @property
+    def state(self) -> System:
+        return self.cluster.system
 
     def step(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
-        self.state, outcome = reference_step(self.state, action, self.options)
+        self.cluster, outcome = cluster.step(self.cluster, action, self.options)
         return outcome
 
     def variables(self) -> dict[str, Any]:
+        """The spec's variables, the default set's controller among them."""
         return reference_variables(self.state)
+
+    def observed(self) -> dict[str, Any]:
+        """What a trace compares (spec/README.md, "Trace kinds")."""
+        return cluster.observed(self.cluster, self.multi_set)
+
+    def other_sets(self) -> dict[str, dict[str, Any]]:
+        """The controller variables of each set but the default one, by brokerName."""
+        return {b: controller_variables(c) for b, c in self.cluster.sets.items()}
 
 
 def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
@@ -103,7 +139,7 @@ def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
     if kind == "impl":
         from autoswitch.impl.engine import ImplSystem
 
-        return ImplSystem(config.processes, **attrs.asdict(config.options), **impl_kwargs)
+        return ImplSystem(config.processes, **attrs.asdict(config.options), broker_sets=config.broker_sets, **impl_kwargs)
     raise ValueError(f"unknown engine {kind!r}; expected one of {KINDS}")
 
 

@@ -41,7 +41,7 @@ def explain(path: str) -> Iterator[str]:
     yield f"{path}: {trace.meta.get('description', '')}"
     yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
     engine = make_engine("reference", config)
-    before = engine.variables()
+    before, shown = engine.variables(), engine.observed()
     failed = False
     for i, state in enumerate(trace.states[1:], start=1):
         action = state["action"]
@@ -49,13 +49,13 @@ def explain(path: str) -> Iterator[str]:
         outcome = engine.step(action)
         answer = ", ".join(f"{k}={show(v)}" for k, v in outcome.items() if k != "code")
         yield f"{i:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")
-        after = engine.variables()
-        for change in _changes(before, after):
+        after, showing = engine.variables(), engine.observed()
+        for change in _changes(shown, showing):  # every set's controller and the trace-only variables too
             yield f"      {change}"
         broken = violated_invariants(after) + violated_action_properties(before, after)
         if broken and not failed:
             failed = True
             yield f"  !!! {', '.join(broken)} fails here (state {i})"
-        before = after
+        before, shown = after, showing
     if not failed:
         yield "every invariant holds on every state"

@@ -6,6 +6,11 @@ state is one the properties forbid). A trace may expect a violation in ``#meta.e
 
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
 pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`.
+
+A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
+leadership, a null brokerId, the identity files' contents): states are compared with the engine's
+``observed()`` view; the invariants are checked on its ``variables()`` (the default set with the
+processes) and the controller properties on each other set (:func:`broken_in_other_sets`).
 """
 
 from __future__ import annotations
@@ -17,14 +22,22 @@ from typing import Any
 from attrs import asdict, frozen
 
 from autoswitch.reference import epochs, truncation
-from autoswitch.reference.invariants import SYSTEM_VARS, violated_action_properties, violated_invariants
+from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
+from autoswitch.reference.invariants import (
+    ACTION_PROPERTIES,
+    CONTROLLER_VARS,
+    STATE_INVARIANTS,
+    SYSTEM_VARS,
+    violated_action_properties,
+    violated_invariants,
+)
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.replication import NO_CONSISTENT_POINT
 from autoswitch.reference.state import POLICIES
 
-from .engines import config_from_meta, make_engine
+from .engines import broker_sets_problem, config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
-from .vocabulary import action_problem
+from .vocabulary import TRACE_VARS, action_problem
 
 PASS = "pass"
 DIVERGENCE = "divergence"
@@ -92,6 +105,21 @@ def broken_properties(before: Mapping[str, Any] | None, after: Mapping[str, Any]
     return violated_invariants(after) + (violated_action_properties(before, after) if before is not None else [])
 
 
+_SET_INVARIANTS = [inv for inv in STATE_INVARIANTS if set(inv.reads) <= set(CONTROLLER_VARS)]
+_SET_PROPERTIES = [prop for prop in ACTION_PROPERTIES if set(prop.reads) <= set(CONTROLLER_VARS)]
+
+
+def broken_in_other_sets(before: Mapping[str, Mapping[str, Any]] | None, after: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The properties that read only controller variables, on each broker set but the default one
+    (their processes are not modelled, so the process and data properties have nothing to read)."""
+    broken = []
+    for name, view in sorted(after.items()):
+        broken += [inv.name for inv in _SET_INVARIANTS if not inv.holds(view)]
+        if before is not None:
+            broken += [prop.name for prop in _SET_PROPERTIES if not prop.holds(before[name], view)]
+    return broken
+
+
 def _expected_violation(trace: Trace) -> tuple[str, int] | None:
     expect = trace.meta.get("expect", {})
     if not isinstance(expect, dict) or "violation" not in expect:
@@ -101,17 +129,59 @@ def _expected_violation(trace: Trace) -> tuple[str, int] | None:
     return expect["violation"], expect["state"]
 
 
+_KNOWN_VARS = SYSTEM_VARS + tuple(TRACE_VARS)
+
+
+def _trace_var_problem(name: str, value: Any) -> str | None:
+    if name == "controllerLeader":
+        return None if isinstance(value, bool) else f"must be a bool, got {show(value)}"
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return f"must map process names to strings, got {show(value)}"
+    return None
+
+
+def _broker_sets(trace: Trace) -> Mapping[str, str] | None:
+    problem = broker_sets_problem(trace.meta)
+    if problem:
+        raise TraceError(trace.path, None, "#meta.brokerSets", problem)
+    return trace.meta.get("brokerSets")
+
+
+def _validate_sets(trace: Trace, i: int, state: Mapping[str, Any], sets: Mapping[str, str] | None) -> None:
+    """A controller-level action names a declared set under its cluster; with ``#meta.brokerSets`` a
+    controller variable is a function of exactly the declared brokerNames."""
+    action = state["action"]
+    if "process" not in action and ("brokerName" in action or "clusterName" in action):
+        broker = action.get("brokerName", DEFAULT_BROKER)
+        declared = sets or {DEFAULT_BROKER: DEFAULT_CLUSTER}
+        if broker not in declared:
+            raise TraceError(trace.path, i, "action.brokerName", f"{broker!r} is not a declared broker set; "
+                             f"declared: {', '.join(sorted(declared))} (#meta.brokerSets)")
+        if action.get("clusterName", declared[broker]) != declared[broker]:
+            raise TraceError(trace.path, i, "action.clusterName", f"{broker!r} belongs to cluster {declared[broker]!r}")
+    if sets is None:
+        return
+    for name in CONTROLLER_VARS:
+        if name in state and (not isinstance(state[name], dict) or set(state[name]) != set(sets)):
+            raise TraceError(trace.path, i, name, f"with #meta.brokerSets, a function of the brokerNames {', '.join(sorted(sets))}")
+
+
 def _validate(trace: Trace) -> None:
     """Check the trace's shape against the vocabulary before running anything."""
+    sets = _broker_sets(trace)
     for i, state in enumerate(trace.states):
         for name in state:
-            if name not in ("action", "outcome") and name not in SYSTEM_VARS:
-                raise TraceError(trace.path, i, name, f"not a model variable; known: {', '.join(SYSTEM_VARS)}")
+            if name not in ("action", "outcome") and name not in _KNOWN_VARS:
+                raise TraceError(trace.path, i, name, f"not a model variable; known: {', '.join(_KNOWN_VARS)}")
+            problem = _trace_var_problem(name, state[name]) if name in TRACE_VARS else None
+            if problem:
+                raise TraceError(trace.path, i, name, problem)
         if "action" not in state:
             raise TraceError(trace.path, i, "action", "every state needs an action record")
         problem = action_problem(state["action"])
         if problem:
             raise TraceError(trace.path, i, *problem)
+        _validate_sets(trace, i, state, sets)
         if (i == 0) != (state["action"]["tag"] == "Init"):
             raise TraceError(trace.path, i, "action.tag", "the first state, and only it, is 'Init'")
         outcome = state.get("outcome")
@@ -149,7 +219,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
-    before = engine.variables()
+    before, sets_before = engine.variables(), engine.other_sets()
     for i, state in enumerate(trace.states):
         if i > 0:
             action = state["action"]
@@ -162,15 +232,16 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
                 if got != want:
                     return Result(trace.path, engine_name, DIVERGENCE, n, i, i, f"outcome.{key}", _show(want), _show(got),
                                   f"{action['tag']} answered differently")
-        after = engine.variables()
-        divergence = _compare(trace, engine_name, i, state, after, i)
+        after, sets_after = engine.variables(), engine.other_sets()
+        divergence = _compare(trace, engine_name, i, state, engine.observed(), i)
         if divergence:
             return divergence
         if first_violation is None:
             broken = broken_properties(before if i > 0 else None, after)
+            broken += broken_in_other_sets(sets_before if i > 0 else None, sets_after)
             if broken:
                 first_violation = (broken[0], i)
-        before = after
+        before, sets_before = after, sets_after
     if first_violation != expected_violation:
         if first_violation is None:
             name, at = expected_violation

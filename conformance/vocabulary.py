@@ -55,8 +55,26 @@ DATA_ACTIONS: dict[str, dict[str, str]] = {
 }
 
 ACTIONS = {"Init": {}, **CONTROLLER_ACTIONS, **PROCESS_ACTIONS, **DATA_ACTIONS}
+# Trace-only actions (spec/README.md, "Trace kinds"): the controller node loses / regains DLedger
+# leadership. Not spec actions, never drawn by walks.
+LEADERSHIP_ACTIONS: dict[str, dict[str, str]] = {"ControllerLeaderLost": {}, "ControllerLeaderElected": {}}
+TRACE_ACTIONS = {**ACTIONS, **LEADERSHIP_ACTIONS}
+# Optional parameters (spec/README.md, "Trace kinds"): the broker set a request names (absent: the
+# default set), the configuration a process restarts with (absent: the one it had).
+SET_PARAMS = {"clusterName": STR, "brokerName": STR}
+OPTIONAL: dict[str, dict[str, str]] = {
+    **{tag: SET_PARAMS for tag in CONTROLLER_ACTIONS if tag != "ControllerFailover"},
+    "Restart": SET_PARAMS,
+}
 TRIGGERS = ("broker", "controller", "admin")
-STATE_FIELDS = ("action", "outcome") + SYSTEM_VARS
+# Trace-only variables (spec/README.md, "Trace kinds"): observable by both engines, not spec variables.
+TRACE_VARS: dict[str, str] = {
+    "controllerLeader": "bool",
+    "metaFileContent": "process -> str",
+    "tempFileContent": "process -> str",
+    "brokerConfig": "process -> str",
+}
+STATE_FIELDS = ("action", "outcome") + SYSTEM_VARS + tuple(TRACE_VARS)
 
 
 def _kind_ok(kind: str, value: Any) -> bool:
@@ -74,17 +92,23 @@ def action_problem(action: Any) -> tuple[str, str] | None:
     if not isinstance(action, Mapping):
         return "action", "must be a record"
     tag = action.get("tag")
-    if tag not in ACTIONS:
-        return "action.tag", f"unknown action {tag!r}; known: {', '.join(ACTIONS)}"
-    params = ACTIONS[tag]
+    if tag not in TRACE_ACTIONS:
+        return "action.tag", f"unknown action {tag!r}; known: {', '.join(TRACE_ACTIONS)}"
+    params = TRACE_ACTIONS[tag]
     for name, kind in params.items():
         if name not in action:
             return f"action.{name}", f"{tag} needs parameter {name!r} ({kind})"
         if not _kind_ok(kind, action[name]):
-            return f"action.{name}", f"expected {kind}, got {action[name]!r}"
+            hint = "; ITF has no null: a BrokerHeartbeat writes a null brokerId as -1" if action[name] is None else ""
+            return f"action.{name}", f"expected {kind}, got {action[name]!r}{hint}"
+    optional = OPTIONAL.get(tag, {})
     for name in action:
-        if name != "tag" and name not in params:
+        if name != "tag" and name not in params and name not in optional:
             return f"action.{name}", f"{tag} has no parameter {name!r}"
+        if name in optional and not _kind_ok(optional[name], action[name]):
+            return f"action.{name}", f"expected {optional[name]}, got {action[name]!r}"
+    if tag == "BrokerHeartbeat" and action["brokerId"] < -1:
+        return "action.brokerId", f"a broker id, or -1 for a null brokerId; got {action['brokerId']}"
     if tag == "ElectMaster" and action["trigger"] not in TRIGGERS:
         return "action.trigger", f"expected one of {TRIGGERS}, got {action['trigger']!r}"
     return None

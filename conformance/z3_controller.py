@@ -34,6 +34,7 @@ from attrs import evolve, frozen
 from frozendict import frozendict
 
 from autoswitch.reference import codes
+from autoswitch.reference.cluster import is_spec_step
 from autoswitch.reference.controller import addr_of_check_code
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import NO_MASTER, Controller, LiveInfo, Options, Replica, System
@@ -671,7 +672,7 @@ def walk_states(walks: int, length: int, seed: int, processes: int = 3) -> list[
 
 def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any] | None]]:
     """Every state of the given walk traces as the reference reaches it: (controller before the step,
-    the step's action if it is a controller request, else None), and the last state with None.
+    the step's action if it is a controller request of the spec, else None), and the last state with None.
     Traces of another ``#meta.kind`` (one step from a given state) are left out."""
     steps: list[tuple[Controller, Mapping[str, Any] | None]] = []
     for path in paths:
@@ -684,7 +685,8 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
         engine = ReferenceEngine(config)
         for state in trace.states[1:]:
             action = state["action"]
-            steps.append((engine.state.controller, action if action["tag"] in CONTROLLER_ACTIONS else None))
+            request = action["tag"] in CONTROLLER_ACTIONS and is_spec_step(engine.cluster, action)
+            steps.append((engine.state.controller, action if request else None))
             engine.step(action)
         steps.append((engine.state.controller, None))
     return steps

@@ -21,7 +21,8 @@ from .commit_log import open_commit_log
 from .controller import ControllerManager
 from .epoch_file import EpochFile
 from .ha import BrokerSet, HAState, PendingAlter
-from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, load_meta, load_temp
+from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
+from .processor import ControllerRequestProcessor
 from .protocol import (
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
@@ -33,10 +34,12 @@ from .protocol import (
     RegisterBrokerToControllerRequest,
     SUCCESS,
     Response,
+    ResponseCode,
 )
 from .storage import FileStorage, Storage
 
 NO_BROKER_ID = 0  # broker ids start at 1
+NOT_LEADER = ResponseCode.CONTROLLER_NOT_LEADER
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (file backend)
 IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
@@ -114,7 +117,7 @@ class ControllerClient:
 
     __slots__ = ("_controller", "lose_next_response", "last_response")
 
-    def __init__(self, controller: ControllerManager) -> None:
+    def __init__(self, controller: ControllerManager | ControllerRequestProcessor) -> None:
         self._controller = controller
         self.lose_next_response = False
         self.last_response: Response | None = None
@@ -226,11 +229,11 @@ class ReplicasManager:
             self.sync_state_set = frozenset()
 
     def load_meta_file(self) -> None:
-        """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id. A meta file
-        of another broker set raises :class:`~autoswitch.impl.metadata.BrokerIdentityMismatch`."""
+        """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id (whatever
+        broker set the file names: :meth:`send_register` checks that)."""
         if self.state is not _INITIAL:
             raise self._not_enabled(_INITIAL)
-        meta = load_meta(self._storage, (self._cluster_name, self._broker_name))
+        meta = load_meta(self._storage)
         if meta is None:
             raise IllegalStateError(f"{self._process.name} has no meta file")
         self.broker_id = meta.broker_id
@@ -243,7 +246,7 @@ class ReplicasManager:
         storage = self._storage
         if storage.exists(META_FILE) or not storage.exists(TEMP_META_FILE):
             raise IllegalStateError(f"{self._process.name} has a meta file or no temp file")
-        self._temp = load_temp(storage, (self._cluster_name, self._broker_name))
+        self._temp = load_temp(storage)
         self.state = _TEMP_DONE
 
     def create_temp_file(self) -> None:
@@ -255,7 +258,7 @@ class ReplicasManager:
         if storage.exists(META_FILE) or storage.exists(TEMP_META_FILE):
             raise IllegalStateError(f"{self._process.name} already has an identity file")
         response = self._client.get_next_broker_id(GetNextBrokerIdRequest(self._cluster_name, self._broker_name))
-        if response is None:
+        if response is None or response.code is not SUCCESS:  # getNextBrokerId returned null: no temp file
             return
         temp = TempBrokerMetadata(
             self._cluster_name,
@@ -267,16 +270,30 @@ class ReplicasManager:
         self._temp = temp
         self.state = _TEMP_DONE
 
-    def send_apply_broker_id(self) -> None:
+    def metadata_valid(self) -> bool:
+        """ReplicasManager.checkMetadataValid: in TEMP_DONE the temp file, in META_DONE the meta file must
+        name the configured cluster and broker set."""
+        if self.state is _TEMP_DONE:
+            return belongs_to(self._temp, self._cluster_name, self._broker_name)
+        if self.state is _META_DONE:
+            meta = load_meta(self._storage)
+            return meta is None or belongs_to(meta, self._cluster_name, self._broker_name)
+        return True
+
+    def send_apply_broker_id(self) -> bool:
         """SendApplyBrokerId: ApplyBrokerId(temp id, checkCode); SUCCESS heard -> ID_APPLIED, a refusal or
-        a timeout -> APPLY_FAILED."""
+        a timeout -> APPLY_FAILED. False, with nothing sent and the state kept, when the temp file is of
+        another broker set (register() returns false at checkMetadataValid)."""
         if self.state is not _TEMP_DONE:
             raise self._not_enabled(_TEMP_DONE)
+        if not self.metadata_valid():
+            return False
         temp = self._temp
         response = self._client.apply_broker_id(
             ApplyBrokerIdRequest(self._cluster_name, self._broker_name, temp.broker_id, temp.register_check_code)
         )
         self.state = _ID_APPLIED if response is not None and response.code is SUCCESS else _APPLY_FAILED
+        return True
 
     def abandon_temp_file(self) -> None:
         """AbandonTempFile: after a failed apply, delete the temp file and start again from INITIAL."""
@@ -304,25 +321,28 @@ class ReplicasManager:
         self._temp = None
         self.state = _META_DONE
 
-    def send_register(self) -> None:
+    def send_register(self) -> bool:
         """SendRegister: RegisterBrokerToController(id, current address); SUCCESS heard -> REGISTERED and
-        a live master in the answer is adopted; otherwise stay META_DONE (retry later)."""
+        a live master in the answer is adopted; otherwise stay META_DONE (retry later). False, with
+        nothing sent, when the meta file is of another broker set (checkMetadataValid)."""
         if self.state is not _META_DONE:
             raise self._not_enabled(_META_DONE)
+        if not self.metadata_valid():
+            return False
         response = self._client.register_broker(
             RegisterBrokerToControllerRequest(self._cluster_name, self._broker_name, self.broker_id, self.address)
         )
-        if response is None or response.code is not SUCCESS:
-            return
-        self.state = _REGISTERED
-        self._adopt_role(response)
+        if response is not None and response.code is SUCCESS:
+            self.state = _REGISTERED
+            self._adopt_role(response)
+        return True
 
     def send_elect_master(self) -> None:
         """SendElectMaster: ElectMaster(broker(id)); a heard answer naming a newer master is adopted."""
         if self.state is not _REGISTERED:
             raise self._not_enabled(_REGISTERED)
         response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
-        if response is not None:
+        if response is not None and response.code is not NOT_LEADER:  # a node that is not the leader says nothing
             self._adopt_role(response)
 
     def sync_replica_info(self) -> None:
@@ -720,9 +740,12 @@ class BrokerProcess:
         if self.seen_upto > leo:
             self.seen_upto = leo
 
-    def restart(self, address: str) -> None:
-        """Restart: registration starts again from INITIAL, possibly under a new address."""
+    def restart(self, address: str, config: BrokerConfig | None = None) -> None:
+        """Restart: registration starts again from INITIAL, possibly under a new address and with a new
+        configuration (the operator edited the broker's cluster or broker name)."""
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
         self.address = address
+        if config is not None:
+            self.config = config
         self.replicas_manager = ReplicasManager(self)

@@ -4,7 +4,11 @@ and observed as the reference's variables (``reference/variables.py``).
 
 Controller-level tags send the request to the controller directly (an admin tool or an outside trace);
 process-level tags drive a broker's ``ReplicasManager``. A ``lost`` flag makes the transport drop that
-step's response after the controller applied the request.
+step's response after the controller applied the request. Both go through the controller node's
+``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of spec/README.md
+("Trace kinds") are run here too: controller requests naming other declared broker sets (the
+controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
+files as the disk holds them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from autoswitch.reference.precondition import NotEnabled
 from .broker import BrokerConfig, BrokerProcess, CheckCodeClock, ControllerClient, ReplicasManager, Role
 from .controller import ControllerConfig, ControllerManager
 from .ha import BrokerSet, HAConfig
-from .metadata import load_meta, load_temp
+from .metadata import META_FILE, TEMP_META_FILE, load_meta, load_temp
+from .processor import ControllerRequestProcessor
 from .protocol import (
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
@@ -35,6 +40,14 @@ from .storage import FileStorage, MemoryStorage, Storage
 
 CLUSTER_NAME = "DefaultCluster"
 BROKER_NAME = "broker-a"
+DEFAULT_CONFIG = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
+NULL_BROKER_ID = -1  # a trace's null brokerId (spec/README.md, "Trace kinds")
+METADATA_INVALID = {"code": "METADATA_INVALID"}  # register() returned false at checkMetadataValid
+# Data-path alters are not enabled without a controller leader (refinement 25).
+_NEED_LEADER = frozenset({"Expand", "Shrink"})
+# What a process configured for another broker set than the default may do: it never sends a request
+# there (SendApplyBrokerId and SendRegister refuse at checkMetadataValid: its files name the default set).
+_RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
 Outcome = dict[str, Any]
 
@@ -65,13 +78,17 @@ class ImplSystem:
         confirm_freeze_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
+        broker_sets: Mapping[str, str] | None = None,
     ) -> None:
         if storage not in ("memory", "file"):
             raise ValueError(f"unknown storage backend {storage!r}")
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
         self._controller = ControllerManager(ControllerConfig(enable_elect_unclean_master))
-        self._client = ControllerClient(self._controller)
+        self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
+        # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
+        self._broker_sets = None if broker_sets is None else dict(broker_sets)
+        self._client = ControllerClient(self._processor)
         self._clock = CheckCodeClock()
         self._master_history: set[tuple[int, str]] = set()
         # Requests without parameters are built once (handlers never mutate a request).
@@ -104,68 +121,108 @@ class ImplSystem:
 
     def step(self, action: Mapping[str, Any]) -> Outcome:
         """Apply one action record; raises ``NotEnabled`` if it is not enabled in this state."""
-        run = _STEPS.get(action["tag"])
+        tag = action["tag"]
+        run = _STEPS.get(tag)
         if run is None:
-            raise NotEnabled(f"unknown action tag {action['tag']!r}")
+            raise NotEnabled(f"unknown action tag {tag!r}")
+        process = action.get("process")
+        if process is not None:
+            if tag in _NEED_LEADER and not self._processor.is_leader:
+                raise NotEnabled(f"{tag}: the controller has no leader (refinement 25)")
+            if tag not in _RUN_ANYWHERE and _broker(self, process).config != DEFAULT_CONFIG:
+                raise NotEnabled(f"{tag}: {process} is configured for another broker set; processes run in the default set")
         return run(self, action)
+
+    def _set(self, a: Mapping[str, Any]) -> tuple[str, str]:
+        """The (clusterName, brokerName) a controller-level action names: the default set when absent."""
+        broker_name = a.get("brokerName", BROKER_NAME)
+        sets = self._broker_sets or {BROKER_NAME: CLUSTER_NAME}
+        if broker_name not in sets:
+            raise NotEnabled(f"broker set {broker_name!r} is not declared")
+        cluster_name = a.get("clusterName", sets[broker_name])
+        if cluster_name != sets[broker_name]:
+            raise NotEnabled(f"{broker_name!r} belongs to cluster {sets[broker_name]!r}, not {cluster_name!r}")
+        return cluster_name, broker_name
 
     # ---- controller-level actions -------------------------------------------------------------------
 
     def _get_next_broker_id(self, a: Mapping[str, Any]) -> Outcome:
-        return _outcome(self._controller.get_next_broker_id(self._next_broker_id_request))
+        cluster_name, broker_name = self._set(a)
+        request = (self._next_broker_id_request if broker_name == BROKER_NAME
+                   else GetNextBrokerIdRequest(cluster_name, broker_name))  # fmt: skip
+        return _outcome(self._processor.get_next_broker_id(request))
 
     def _apply_broker_id(self, a: Mapping[str, Any]) -> Outcome:
-        request = ApplyBrokerIdRequest(CLUSTER_NAME, BROKER_NAME, a["brokerId"], a["checkCode"])
-        return _outcome(self._controller.apply_broker_id(request))
+        request = ApplyBrokerIdRequest(*self._set(a), a["brokerId"], a["checkCode"])
+        return _outcome(self._processor.apply_broker_id(request))
 
     def _register_broker(self, a: Mapping[str, Any]) -> Outcome:
-        request = RegisterBrokerToControllerRequest(CLUSTER_NAME, BROKER_NAME, a["brokerId"], a["addr"])
-        return _outcome(self._controller.register_broker(request))
+        request = RegisterBrokerToControllerRequest(*self._set(a), a["brokerId"], a["addr"])
+        return _outcome(self._processor.register_broker(request))
 
     def _elect_master(self, a: Mapping[str, Any]) -> Outcome:
         trigger = a["trigger"]
+        cluster_name, broker_name = self._set(a)
         if trigger == "controller":
-            request = self._controller_elect_request
+            request = (self._controller_elect_request if broker_name == BROKER_NAME
+                       else ElectMasterRequest(cluster_name, broker_name, None))  # fmt: skip
         else:
-            request = ElectMasterRequest(CLUSTER_NAME, BROKER_NAME, a["brokerId"], trigger == "admin")
-        return _outcome(self._controller.elect_master(request))
+            request = ElectMasterRequest(cluster_name, broker_name, a["brokerId"], trigger == "admin")
+        return _outcome(self._processor.elect_master(request))
 
     def _alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         request = AlterSyncStateSetRequest(
-            CLUSTER_NAME,
-            BROKER_NAME,
+            *self._set(a),
             a["masterId"],
             a["masterEpoch"],
             frozenset(a["newSyncStateSet"]),
             a["syncStateSetEpoch"],
         )
-        return _outcome(self._controller.alter_sync_state_set(request))
+        return _outcome(self._processor.alter_sync_state_set(request))
 
     def _get_replica_info(self, a: Mapping[str, Any]) -> Outcome:
-        return _outcome(self._controller.get_replica_info(self._replica_info_request))
+        cluster_name, broker_name = self._set(a)
+        request = (self._replica_info_request if broker_name == BROKER_NAME
+                   else GetReplicaInfoRequest(cluster_name, broker_name))  # fmt: skip
+        return _outcome(self._processor.get_replica_info(request))
 
     def _broker_heartbeat(self, a: Mapping[str, Any]) -> Outcome:
-        request = BrokerHeartbeatRequest(
-            CLUSTER_NAME, BROKER_NAME, a["brokerId"], a["epoch"], a["maxOffset"], a["priority"]
-        )
-        return _outcome(self._controller.broker_heartbeat(request))
+        broker_id = None if a["brokerId"] == NULL_BROKER_ID else a["brokerId"]
+        request = BrokerHeartbeatRequest(*self._set(a), broker_id, a["epoch"], a["maxOffset"], a["priority"])
+        return _outcome(self._processor.broker_heartbeat(request))
 
     def _heartbeat_expire(self, a: Mapping[str, Any]) -> Outcome:
         broker_id = a["brokerId"]
-        if not self._controller.heartbeat_manager.on_broker_inactive(CLUSTER_NAME, BROKER_NAME, broker_id):
+        if not self._controller.heartbeat_manager.on_broker_inactive(*self._set(a), broker_id):
             raise NotEnabled(f"HeartbeatExpire: broker {broker_id} is not alive")
         return {"code": "OK"}
 
     def _controller_failover(self, a: Mapping[str, Any]) -> Outcome:
+        if not self._processor.is_leader:
+            raise NotEnabled("ControllerFailover: the controller has no leader")
         self._controller.failover()
         return {"code": "OK"}
 
+    def _controller_leader_lost(self, a: Mapping[str, Any]) -> Outcome:
+        if not self._processor.is_leader:
+            raise NotEnabled("the controller has no leader")
+        self._processor.leader_lost()
+        return {"code": "OK"}
+
+    def _controller_leader_elected(self, a: Mapping[str, Any]) -> Outcome:
+        if self._processor.is_leader:
+            raise NotEnabled("the controller already has a leader")
+        self._processor.leader_elected()
+        return {"code": "OK"}
+
     def _clean_broker_data(self, a: Mapping[str, Any]) -> Outcome:
-        request = CleanBrokerDataRequest(CLUSTER_NAME, BROKER_NAME, frozenset(a["brokerIds"]), a["cleanLiving"])
-        return _outcome(self._controller.clean_broker_data(request))
+        request = CleanBrokerDataRequest(*self._set(a), frozenset(a["brokerIds"]), a["cleanLiving"])
+        return _outcome(self._processor.clean_broker_data(request))
 
     def _controller_elect_scan(self, a: Mapping[str, Any]) -> Outcome:
-        response = self._controller.scan_inactive_master(CLUSTER_NAME, BROKER_NAME)
+        if not self._processor.is_leader:
+            raise NotEnabled("ControllerElectScan: the scan runs on the leader only")
+        response = self._controller.scan_inactive_master(*self._set(a))
         if response is None:
             raise NotEnabled("no re-election needed")
         return _outcome(response)
@@ -197,7 +254,9 @@ class ImplSystem:
         return {"code": "OK"}
 
     def _restart(self, a: Mapping[str, Any]) -> Outcome:
-        _broker(self, a["process"]).restart(a["addr"])
+        broker = _broker(self, a["process"])
+        config = BrokerConfig(a.get("clusterName", broker.config.cluster_name), a.get("brokerName", broker.config.broker_name))
+        broker.restart(a["addr"], config)
         return {"code": "OK"}
 
     def _flush(self, a: Mapping[str, Any]) -> Outcome:
@@ -206,12 +265,50 @@ class ImplSystem:
 
     # ---- observation --------------------------------------------------------------------------------
 
+    def _set_variables(self, cluster_name: str, broker_name: str) -> dict[str, Any]:
+        """The controller variables of one broker set."""
+        info = self._controller.replicas_info
+        replica = info.replica_info_table.get(broker_name)
+        sync = info.sync_state_set_info_table.get(broker_name)
+        alive = self._controller.heartbeat_manager.live_table(cluster_name, broker_name)
+        return {
+            "replicas": {}
+            if replica is None
+            else {b: {"addr": e.address, "checkCode": e.register_check_code} for b, e in replica.broker_id_table.items()},
+            "nextBrokerId": 1 if replica is None else replica.next_assign_broker_id,
+            "masterId": NO_MASTER_ID if sync is None else sync.master_broker_id,
+            "masterEpoch": 0 if sync is None else sync.master_epoch,
+            "syncStateSet": frozenset() if sync is None else sync.sync_state_set,
+            "syncStateSetEpoch": 0 if sync is None else sync.sync_state_set_epoch,
+            "alive": {
+                b: {"epoch": i.epoch, "maxOffset": i.max_offset, "priority": i.election_priority}
+                for b, i in alive.items()
+            },
+        }
+
+    def other_sets(self) -> dict[str, dict[str, Any]]:
+        """The controller variables of each declared set but the default one, by brokerName."""
+        sets = self._broker_sets or {}
+        return {b: self._set_variables(c, b) for b, c in sets.items() if b != BROKER_NAME}
+
+    def observed(self) -> dict[str, Any]:
+        """What a trace compares (spec/README.md, "Trace kinds"): the variables, with declared broker
+        sets each controller variable a function brokerName -> value, and the trace-only variables."""
+        view = self.variables()
+        if self._broker_sets is not None:
+            per_set = {BROKER_NAME: {name: view[name] for name in self._set_variables(CLUSTER_NAME, BROKER_NAME)},
+                       **self.other_sets()}
+            for name in per_set[BROKER_NAME]:
+                view[name] = {b: values[name] for b, values in per_set.items()}
+        processes = self._processes.items()
+        view["controllerLeader"] = self._processor.is_leader
+        view["metaFileContent"] = {name: b.storage.read(META_FILE) or "" for name, b in processes}
+        view["tempFileContent"] = {name: b.storage.read(TEMP_META_FILE) or "" for name, b in processes}
+        view["brokerConfig"] = {name: f"{b.config.cluster_name}#{b.config.broker_name}" for name, b in processes}
+        return view
+
     def variables(self) -> dict[str, Any]:
         """The reference's variables (``reference/variables.py``), read from the implementation's state."""
-        info = self._controller.replicas_info
-        replica = info.replica_info_table.get(BROKER_NAME)
-        sync = info.sync_state_set_info_table.get(BROKER_NAME)
-        alive = self._controller.heartbeat_manager.live_table(CLUSTER_NAME, BROKER_NAME)
         meta_file: dict[str, int] = {}
         temp_file: dict[str, dict[str, Any]] = {}
         reg_state: dict[str, str] = {}
@@ -266,18 +363,7 @@ class ImplSystem:
                 else {"newSyncStateSet": frozenset(), "code": "", "syncStateSetEpoch": -1, "delivered": False}
             )  # fmt: skip
         return {
-            "replicas": {}
-            if replica is None
-            else {b: {"addr": e.address, "checkCode": e.register_check_code} for b, e in replica.broker_id_table.items()},
-            "nextBrokerId": 1 if replica is None else replica.next_assign_broker_id,
-            "masterId": NO_MASTER_ID if sync is None else sync.master_broker_id,
-            "masterEpoch": 0 if sync is None else sync.master_epoch,
-            "syncStateSet": frozenset() if sync is None else sync.sync_state_set,
-            "syncStateSetEpoch": 0 if sync is None else sync.sync_state_set_epoch,
-            "alive": {
-                b: {"epoch": i.epoch, "maxOffset": i.max_offset, "priority": i.election_priority}
-                for b, i in alive.items()
-            },
+            **self._set_variables(CLUSTER_NAME, BROKER_NAME),
             "metaFile": meta_file,
             "tempFile": temp_file,
             "regState": reg_state,
@@ -318,10 +404,11 @@ def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
 
 
 def _process_step(
-    method: Callable[[ReplicasManager], None], calls_controller: bool, lossy: bool
+    method: Callable[[ReplicasManager], bool | None], calls_controller: bool, lossy: bool, checks_metadata: bool = False
 ) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
     """The step of a ReplicasManager action. Its outcome is the controller's response when it sends a
-    request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response."""
+    request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response. A
+    register() step that ``checks_metadata`` and returns False sent nothing: METADATA_INVALID."""
 
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(system, a["process"])
@@ -329,11 +416,13 @@ def _process_step(
         if lossy:
             client.lose_next_response = a["lost"]
             try:
-                method(manager)
+                sent = method(manager)
             finally:
                 client.lose_next_response = False
         else:
-            method(manager)
+            sent = method(manager)
+        if checks_metadata and sent is False:
+            return dict(METADATA_INVALID)
         return _outcome(client.last_response) if calls_controller else {"code": "OK"}
 
     return run
@@ -374,14 +463,16 @@ _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
     "ControllerFailover": ImplSystem._controller_failover,
     "CleanBrokerData": ImplSystem._clean_broker_data,
     "ControllerElectScan": ImplSystem._controller_elect_scan,
+    "ControllerLeaderLost": ImplSystem._controller_leader_lost,
+    "ControllerLeaderElected": ImplSystem._controller_leader_elected,
     "LoadMetaFile": _process_step(ReplicasManager.load_meta_file, False, False),
     "LoadTempFile": _process_step(ReplicasManager.load_temp_file, False, False),
     "CreateTempFile": _process_step(ReplicasManager.create_temp_file, True, False),
-    "SendApplyBrokerId": _process_step(ReplicasManager.send_apply_broker_id, True, True),
+    "SendApplyBrokerId": _process_step(ReplicasManager.send_apply_broker_id, True, True, checks_metadata=True),
     "AbandonTempFile": _process_step(ReplicasManager.abandon_temp_file, False, False),
     "WriteMetaFile": _process_step(ReplicasManager.write_meta_file, False, False),
     "DeleteTempFile": _process_step(ReplicasManager.delete_temp_file, False, False),
-    "SendRegister": _process_step(ReplicasManager.send_register, True, True),
+    "SendRegister": _process_step(ReplicasManager.send_register, True, True, checks_metadata=True),
     "SendElectMaster": _process_step(ReplicasManager.send_elect_master, True, True),
     "SyncReplicaInfo": _process_step(ReplicasManager.sync_replica_info, True, False),
     "SendHeartbeat": _process_step(ReplicasManager.send_heartbeat, True, False),

@@ -16,11 +16,6 @@ META_FILE = "brokerIdentity"
 TEMP_META_FILE = "brokerIdentity-temp"
 
 
-class BrokerIdentityMismatch(RuntimeError):
-    """An identity file belongs to another broker set than the configured one: the broker must not
-    register with it (it would steal that set's id)."""
-
-
 class CorruptMetadata(RuntimeError):
     """An identity file does not parse."""
 
@@ -67,32 +62,19 @@ class TempBrokerMetadata:
         return cls(cluster_name, broker_name, int(broker_id), check_code)
 
 
-def _check_identity(name: str, cluster_name: str, broker_name: str, expected: tuple[str, str]) -> None:
-    if (cluster_name, broker_name) != expected:
-        raise BrokerIdentityMismatch(
-            f"{name} belongs to cluster {cluster_name!r} broker {broker_name!r}, "
-            f"but this broker is configured as cluster {expected[0]!r} broker {expected[1]!r}: refusing to register"
-        )
+def belongs_to(identity: BrokerMetadata | TempBrokerMetadata, cluster_name: str, broker_name: str) -> bool:
+    """ReplicasManager.checkMetadataValid for one file: it names the configured cluster and broker set.
+    A file of another set must not be registered with (the broker would take that set's id)."""
+    return identity.cluster_name == cluster_name and identity.broker_name == broker_name
 
 
-def load_meta(storage: Storage, expected: tuple[str, str] | None = None) -> BrokerMetadata | None:
-    """The ``brokerIdentity`` file, or None; with ``expected`` (clusterName, brokerName) a file of another
-    broker set raises :class:`BrokerIdentityMismatch`."""
+def load_meta(storage: Storage) -> BrokerMetadata | None:
+    """The ``brokerIdentity`` file, or None."""
     text = storage.read(META_FILE)
-    if text is None:
-        return None
-    meta = BrokerMetadata.decode(text)
-    if expected is not None:
-        _check_identity(META_FILE, meta.cluster_name, meta.broker_name, expected)
-    return meta
+    return None if text is None else BrokerMetadata.decode(text)
 
 
-def load_temp(storage: Storage, expected: tuple[str, str] | None = None) -> TempBrokerMetadata | None:
-    """The ``brokerIdentity-temp`` file, or None; checked against ``expected`` as :func:`load_meta`."""
+def load_temp(storage: Storage) -> TempBrokerMetadata | None:
+    """The ``brokerIdentity-temp`` file, or None."""
     text = storage.read(TEMP_META_FILE)
-    if text is None:
-        return None
-    temp = TempBrokerMetadata.decode(text)
-    if expected is not None:
-        _check_identity(TEMP_META_FILE, temp.cluster_name, temp.broker_name, expected)
-    return temp
+    return None if text is None else TempBrokerMetadata.decode(text)

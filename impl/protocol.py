@@ -130,11 +130,12 @@ class GetReplicaInfoRequest:
 
 @define
 class BrokerHeartbeatRequest:
-    """BrokerHeartbeatRequestHeader: liveness plus what the election ranks (epoch, maxOffset, priority)."""
+    """BrokerHeartbeatRequestHeader: liveness plus what the election ranks (epoch, maxOffset, priority).
+    ``broker_id`` None is a header without brokerId (refused by the processor)."""
 
     cluster_name: str
     broker_name: str
-    broker_id: int
+    broker_id: int | None
     epoch: int
     max_offset: int
     election_priority: int

@@ -24,9 +24,9 @@ from autoswitch.impl.events import ApplyBrokerIdEvent, ElectMasterEvent
 from autoswitch.impl.metadata import (
     META_FILE,
     TEMP_META_FILE,
-    BrokerIdentityMismatch,
     BrokerMetadata,
     TempBrokerMetadata,
+    belongs_to,
     load_meta,
     load_temp,
 )
@@ -242,14 +242,17 @@ def _broker(storage: Any, ctl: ControllerManager, cluster: str = C, name: str = 
 
 
 def test_meta_file_of_another_cluster_refuses_to_register(tmp_path: Any) -> None:
+    """checkMetadataValid: the meta file is loaded, but register() sends nothing and the state stays."""
     store = FileStorage(str(tmp_path))
     store.write(META_FILE, BrokerMetadata("OtherCluster", "broker-a", 1).encode())
-    broker = _broker(store, ControllerManager())
-    with pytest.raises(BrokerIdentityMismatch, match="OtherCluster"):
-        broker.replicas_manager.load_meta_file()
-    assert broker.register_state is RegisterState.INITIAL
-    with pytest.raises(BrokerIdentityMismatch):
-        load_meta(store, (C, "broker-a"))
+    ctl = ControllerManager()
+    broker = _broker(store, ctl)
+    broker.replicas_manager.load_meta_file()
+    assert broker.register_state is RegisterState.META_DONE
+    assert broker.replicas_manager.send_register() is False
+    assert broker.register_state is RegisterState.META_DONE
+    assert broker.client.last_response is None and not ctl.event_log.entries
+    assert not belongs_to(load_meta(store), C, "broker-a") and belongs_to(load_meta(store), "OtherCluster", "broker-a")
 
 
 # ---- broker ----------------------------------------------------------------------------------------

@@ -66,11 +66,17 @@ def test_wrong_expected_code_fails_at_that_state(path: str, engine: str, tmp_pat
 def test_wrong_variable_value_fails_naming_the_variable(path: str, tmp_path: Path) -> None:
     doc = _load(path)
     index = len(doc["states"]) - 1
-    doc["states"][index]["masterEpoch"] = {"#bigint": "99"}
+    sets = doc["#meta"].get("brokerSets")
+    if sets is None:
+        doc["states"][index]["masterEpoch"] = {"#bigint": "99"}
+        field = "masterEpoch"
+    else:  # with several broker sets a controller variable is a function of the brokerName
+        doc["states"][index]["masterEpoch"] = {"#map": [[b, {"#bigint": "99"}] for b in sorted(sets)]}
+        field = f"masterEpoch[{sorted(sets)[0]!r}]"
     if "masterEpoch" not in doc["vars"]:
         doc["vars"].append("masterEpoch")
     result = replay_file(_save(doc, tmp_path / "bad.json"), "reference")
-    assert (result.status, result.state, result.field, result.expected) == (DIVERGENCE, index, "masterEpoch", "99")
+    assert (result.status, result.state, result.field, result.expected) == (DIVERGENCE, index, field, "99")
 
 
 def test_function_difference_names_the_key(tmp_path: Path) -> None:

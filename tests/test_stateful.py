@@ -33,7 +33,8 @@ CONTROLLER_REQUESTS = st.one_of(
     st.builds(dict, tag=st.just("ElectMaster"), trigger=st.sampled_from(TRIGGERS), brokerId=IDS),
     st.builds(dict, tag=st.just("AlterSyncStateSet"), masterId=IDS, masterEpoch=SMALL, newSyncStateSet=SETS, syncStateSetEpoch=SMALL),
     st.builds(dict, tag=st.just("GetReplicaInfo")),
-    st.builds(dict, tag=st.just("BrokerHeartbeat"), brokerId=IDS, epoch=SMALL, maxOffset=SMALL, priority=st.integers(0, 2)),
+    st.builds(dict, tag=st.just("BrokerHeartbeat"), brokerId=st.integers(-1, 5), epoch=SMALL, maxOffset=SMALL,
+              priority=st.integers(0, 2)),  # -1: a null brokerId (spec/README.md, "Trace kinds")
     st.builds(dict, tag=st.just("HeartbeatExpire"), brokerId=IDS),
     st.builds(dict, tag=st.just("ControllerFailover")),
     st.builds(dict, tag=st.just("ControllerElectScan")),
@@ -64,9 +65,9 @@ class ModelsAgree(RuleBasedStateMachine):
             return None
 
     def _agreed_variables(self) -> dict:
-        v, w = self.ref.variables(), self.impl.variables()
+        v, w = self.ref.observed(), self.impl.observed()  # the variables and the trace-only ones
         assert v == w, {k: (v[k], w[k]) for k in v if v[k] != w.get(k)}
-        return v
+        return self.ref.variables()
 
     def run(self, action: dict) -> None:
         expected, actual = self._outcome(self.ref, action), self._outcome(self.impl, action)
@@ -114,6 +115,22 @@ class SystemMachine(ModelsAgree):
     @rule(action=CONTROLLER_REQUESTS)
     def controller_request(self, action: dict) -> None:
         self.run(action)
+
+    @rule(now=st.integers(0, 3))
+    def leadership(self, now: int) -> None:
+        """The controller node loses or regains DLedger leadership (a trace kind; one draw in four acts):
+        meanwhile every request, the brokers' too, answers CONTROLLER_NOT_LEADER."""
+        if now == 0:
+            leader = self.ref.observed()["controllerLeader"]
+            self.run({"tag": "ControllerLeaderLost" if leader else "ControllerLeaderElected"})
+
+    @rule(p=st.sampled_from(sorted(PROCS)), cluster=st.sampled_from(["DefaultCluster", "OtherCluster"]),
+          broker=st.sampled_from(["broker-a", "broker-b"]))
+    def reconfigure(self, p: str, cluster: str, broker: str) -> None:
+        """A crash and a restart under a possibly other cluster/broker name (a trace kind:
+        checkMetadataValid)."""
+        self.run({"tag": "Crash", "process": p})
+        self.run({"tag": "Restart", "process": p, "addr": PROCS[p], "clusterName": cluster, "brokerName": broker})
 
 
 class ControllerMachine(ModelsAgree):
