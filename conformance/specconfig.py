@@ -93,13 +93,16 @@ def _module_definitions(path: Path) -> tuple[dict[str, tuple[str, ...]], tuple[i
     text = path.read_text()
     procs = re.search(r'^MC_Processes\s*==\s*\{([^}]*)\}', text, re.M)
     ids = re.search(r"^MC_BrokerIds\s*==\s*(\d+)\s*\.\.\s*(\d+)", text, re.M)
-    addrs = re.search(r'^MC_Addrs\s*==\s*\[p \\in MC_Processes \|->\s*IF p = "(\w+)" THEN \{([^}]*)\} ELSE \{([^}]*)\}\]', text, re.M)
+    addrs = re.search(r'^MC_Addrs\s*==\s*\[p \\in MC_Processes \|->((?:\s*IF p = "\w+" THEN \{[^}]*\} ELSE)+)\s*\{([^}]*)\}\]',
+                      text, re.M)
     if not (procs and ids and addrs):
         missing = [n for n, m in (("MC_Processes", procs), ("MC_BrokerIds", ids), ("MC_Addrs", addrs)) if not m]
         raise SpecConfigError(f"{path}: cannot read {', '.join(missing)} (expected the forms of spec/MC_data.tla)")
     names = re.findall(r'"([^"]*)"', procs.group(1))
-    first, then, other = addrs.group(1), re.findall(r'"([^"]*)"', addrs.group(2)), re.findall(r'"([^"]*)"', addrs.group(3))
-    table = {p: tuple(sorted(then if p == first else other)) for p in names}
+    # IF p = "p1" THEN {...} ELSE IF p = "p2" THEN {...} ELSE {...}: the named processes, then the others
+    named = {p: re.findall(r'"([^"]*)"', members) for p, members in re.findall(r'IF p = "(\w+)" THEN \{([^}]*)\}', addrs.group(1))}
+    other = re.findall(r'"([^"]*)"', addrs.group(2))
+    table = {p: tuple(sorted(named.get(p, other))) for p in names}
     return table, tuple(range(int(ids.group(1)), int(ids.group(2)) + 1))
 
 
