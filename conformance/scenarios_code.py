@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .scenarios import A, B, C, Scenario, _alter, _cc
+from .scenarios import A, B, C, Scenario, _alter, _cc, _procs
 from .scenarios_data import Cluster
 
 EMPTY_CONTROLLER = dict(replicas={}, nextBrokerId=1, masterId=-1, masterEpoch=0, syncStateSet=frozenset(), syncStateSetEpoch=0,
@@ -257,6 +257,34 @@ def epoch_bump_without_data() -> Scenario:
     return c.do("SendHeartbeat", "SUCCESS", process="pB").expect(alive={1: _live(0, 0, 0), 2: _live(2, 1, 0)}).s
 
 
+def leftover_temp_file() -> Scenario:
+    s = _procs("leftover-temp-file", "ROCKETMQ.md §7.2: a crash after the meta file is written but before the temp file is "
+               "deleted leaves both; on restart the meta file wins (its id, straight to registration) and the leftover "
+               "temp file is never deleted; the controller saw one apply", {"p1": A})
+    temp = {"brokerId": 1, "checkCode": f"{A};0"}
+    s.step("CreateTempFile", params={"process": "p1"}, returns={"nextBrokerId": 1}, tempFile={"p1": temp})
+    s.step("SendApplyBrokerId", params={"process": "p1", "lost": False}, nextBrokerId=2, regState={"p1": "ID_APPLIED"})
+    s.step("WriteMetaFile", "OK", params={"process": "p1"}, metaFile={"p1": 1}, regState={"p1": "META_WRITTEN"})
+    s.step("Crash", "OK", params={"process": "p1"}, regState={"p1": "DOWN"}, metaFile={"p1": 1}, tempFile={"p1": temp})
+    s.step("Restart", "OK", params={"process": "p1", "addr": A}, regState={"p1": "INITIAL"})
+    s.step("LoadMetaFile", "OK", params={"process": "p1"}, regState={"p1": "META_DONE"}, tempFile={"p1": temp})
+    return s.step("SendRegister", params={"process": "p1", "lost": False}, regState={"p1": "REGISTERED"}, metaFile={"p1": 1},
+                  tempFile={"p1": temp}, nextBrokerId=2, replicas={1: {"addr": A, "checkCode": f"{A};0"}})
+
+
+def writes_and_reads() -> Scenario:
+    c = Cluster("writes-and-reads", "ROCKETMQ.md §8.5, §8.4: with minInSyncReplicas 2 a master whose syncStateSet is "
+                "itself refuses a write (IN_SYNC_REPLICAS_NOT_ENOUGH, nothing appended); with allAckInSyncStateSet and "
+                "the set {1, 2} the master's confirmOffset is the least member ack, and a consumer reads only below it; "
+                "the slave's confirmOffset is min(the master's when sent, its own LEO)", min_in_sync_replicas=2)
+    c.start("pA").elect("pA", 1).do("Write", "IN_SYNC_REPLICAS_NOT_ENOUGH", process="pA").expect(log={"pA": [], "pB": []})
+    c.start("pB").follow("pB", 0).join("pA", "pB").write("pA", 2).replicate("pB", 1)
+    c.expect(confirmOffset={"pA": 1, "pB": 0}, acked=frozenset({1}), log={"pA": [(1, 1), (2, 1)], "pB": [(1, 1)]})
+    c.do("Consume", process="pA").expect(seen=frozenset({1}))
+    c.replicate("pB", 1).expect(confirmOffset={"pA": 2, "pB": 1}, acked=frozenset({1, 2}))
+    return c.do("Consume", process="pA").expect(seen=frozenset({1, 2})).s
+
+
 CODE_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "code/broker-ids": broker_ids,
     "code/register": register,
@@ -268,4 +296,6 @@ CODE_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "code/clean-broker-data": clean_broker_data,
     "code/clean-unknown-set": clean_unknown_set,
     "code/epoch-bump-without-data": epoch_bump_without_data,
+    "code/leftover-temp-file": leftover_temp_file,
+    "code/writes-and-reads": writes_and_reads,
 }
