@@ -276,13 +276,17 @@ def writes_and_reads() -> Scenario:
     c = Cluster("writes-and-reads", "ROCKETMQ.md §8.5, §8.4: with minInSyncReplicas 2 a master whose syncStateSet is "
                 "itself refuses a write (IN_SYNC_REPLICAS_NOT_ENOUGH, nothing appended); with allAckInSyncStateSet and "
                 "the set {1, 2} the master's confirmOffset is the least member ack, and a consumer reads only below it; "
-                "the slave's confirmOffset is min(the master's when sent, its own LEO)", min_in_sync_replicas=2)
+                "the slave's confirmOffset is min(the master's when sent, its own LEO); replica info of the same master epoch "
+                "leaves a slave as it is (§7.4)", min_in_sync_replicas=2)
     c.start("pA").elect("pA", 1).do("Write", "IN_SYNC_REPLICAS_NOT_ENOUGH", process="pA").expect(log={"pA": [], "pB": []})
     c.start("pB").follow("pB", 0).join("pA", "pB").write("pA", 2).replicate("pB", 1)
     c.expect(confirmOffset={"pA": 1, "pB": 0}, acked=frozenset({1}), log={"pA": [(1, 1), (2, 1)], "pB": [(1, 1)]})
     c.do("Consume", process="pA").expect(seen=frozenset({1}))
     c.replicate("pB", 1).expect(confirmOffset={"pA": 2, "pB": 1}, acked=frozenset({1, 2}))
-    return c.do("Consume", process="pA").expect(seen=frozenset({1, 2})).s
+    c.do("Consume", process="pA").expect(seen=frozenset({1, 2}))
+    # replica info of the same master epoch changes nothing on a slave: it stays connected (changeBrokerRole's guard)
+    return c.notify("pB").expect(role={"pA": "MASTER", "pB": "SLAVE"}, haState={"pA": "NONE", "pB": "TRANSFER"},
+                                 localMasterEpoch={"pA": 1, "pB": 1}).s
 
 
 CODE_SCENARIOS: dict[str, Callable[[], Scenario]] = {
