@@ -289,6 +289,19 @@ def writes_and_reads() -> Scenario:
                                  localMasterEpoch={"pA": 1, "pB": 1}).s
 
 
+def sync_learns_set() -> Scenario:
+    c = Cluster("sync-learns-set", "ROCKETMQ.md §7.5, §7.4: the answer to the master's expansion to {1, 2} is lost; "
+                "the controller holds {1, 2} at syncStateSetEpoch 2 while the master still has {1} at 1; its next "
+                "replica-info poll (same master epoch, newer set epoch) gives it {1, 2} and epoch 2")
+    c.start("pA").elect("pA", 1).start("pB").follow("pB", 0)
+    c.do("Expand", "SUCCESS", {"syncStateSetEpoch": 2}, process="pA", brokerId=2, lost=True)
+    c.expect(syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2, localSyncStateSet={"pA": frozenset({1}), "pB": frozenset()},
+             localSyncStateSetEpoch={"pA": 1, "pB": 1})
+    c.notify("pA")
+    return c.expect(localSyncStateSet={"pA": frozenset({1, 2}), "pB": frozenset()}, localSyncStateSetEpoch={"pA": 2, "pB": 1},
+                    localMasterEpoch={"pA": 1, "pB": 1}).s
+
+
 CODE_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "code/broker-ids": broker_ids,
     "code/register": register,
@@ -302,4 +315,5 @@ CODE_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "code/epoch-bump-without-data": epoch_bump_without_data,
     "code/leftover-temp-file": leftover_temp_file,
     "code/writes-and-reads": writes_and_reads,
+    "code/sync-learns-set": sync_learns_set,
 }
