@@ -72,8 +72,18 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     if master_id != proc.broker_id:
         return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
-    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
+    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=_elected_epochs(proc, epoch, opts), **common)
     return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+
+
+def _elected_epochs(proc: Process, epoch: int, opts: Options) -> epochs.Epochs:
+    """ElectedEpochFile: RocketMQ's changeToMaster appends (epoch, LEO); Kafka's Partition.makeLeader
+    assigns it only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
+    if opts.policy == "rocketmq":
+        return epochs.append(proc.epochs, epoch, proc.leo)
+    if opts.kafka_leader_epoch_on_election:
+        return epochs.kafka_assign(proc.epochs, epoch, proc.leo, True)
+    return proc.epochs
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:

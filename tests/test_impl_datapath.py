@@ -5,6 +5,7 @@ elections, for every truncation policy and option variant."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from typing import Any
@@ -103,10 +104,10 @@ def test_truncation_policies_agree_with_the_reference_on_random_files() -> None:
             k = rng.randint(1, len(remote))
             local = tuple(e for e in remote[:k] if e[1] < leo) or local
         hw = rng.randint(0, leo)
-        for policy, truncate in IMPL_TRUNCATE.items():
-            expected = REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo)
-            got = truncate(_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo)
-            assert got == expected, (policy, local, leo, hw, remote, remote_leo)
+        for (policy, truncate), v21 in itertools.product(IMPL_TRUNCATE.items(), (False, True)):
+            expected = REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21)
+            got = truncate(_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
+            assert got == expected, (policy, v21, local, leo, hw, remote, remote_leo)
 
 
 # ---- commit log ----------------------------------------------------------------------------------------
@@ -276,3 +277,14 @@ def test_write_outcomes_and_handshake_through_the_engine() -> None:
     assert v["epochFile"] == {"p1": [(1, 0)], "p2": [(1, 0)]}
     with pytest.raises(NotEnabled):
         impl.step({"tag": "Ack", "process": "p2"})  # nothing new to report
+
+
+def test_kafka_assign_agrees_with_the_reference_on_random_files() -> None:
+    """LeaderEpochFileCache.assign, both versions, on ordered files and any (epoch, start)."""
+    rng = random.Random(11)
+    for _ in range(2000):
+        entries = _random_epochs(rng, rng.randint(0, 9))
+        epoch, start, v21 = rng.randint(1, 8), rng.randint(0, 12), rng.random() < 0.5
+        f = _epoch_file(list(entries))
+        f.kafka_assign(epoch, start, v21)
+        assert tuple(f.entries()) == ref_epochs.kafka_assign(entries, epoch, start, v21), (entries, epoch, start, v21)
