@@ -141,8 +141,11 @@ def _leader(s: Setup, v21: bool) -> tuple[Callable[[int], z3.BoolRef], dict[int,
     """The leader's cache: its log's epochs, and with Kafka 2.1.0 (KAFKA-7415) its election entry: the
     current epoch ``top`` + 1, above every logged one, at its LEO."""
     l, top = s.leader, s.top
-    start = {**s.start, top + 1: l.length}
-    return (lambda e: z3.BoolVal(v21) if e == top + 1 else l.has(e)), start
+
+    def has(e: int) -> z3.BoolRef:
+        return z3.BoolVal(v21) if e == top + 1 else l.has(e)
+
+    return has, {**s.start, top + 1: l.length}
 
 
 def _kip101(s: Setup) -> Sym:
@@ -166,7 +169,9 @@ def _kip279(v21: bool) -> Callable[[Setup], Sym]:
         def round_(asked: Sym, rounds: int) -> Sym:
             ends = _first([(asked == e, f.end(e, top, s.start)) for e in range(1, top + 1)], f.length)
             leader_epoch, leader_end = _end_offset_for(has, s.leader.length, asked, start, top, version)
-            prefix = lambda e: z3.And(f.has(e), e <= asked)  # noqa: E731 - the follower's cache this round
+            def prefix(e: int) -> z3.BoolRef:  # the follower's cache this round: its epochs up to the one asked
+                return z3.And(f.has(e), e <= asked)
+
             epoch, end = _end_offset_for(prefix, ends, leader_epoch, s.start | {top + 1: f.length}, top, version)
             again = round_(epoch, rounds - 1) if rounds > 1 else z3.IntVal(UNDEFINED)
             fetch_offset = z3.If(asked == f.last(top), s.hw, ends)

@@ -288,3 +288,26 @@ def test_kafka_assign_agrees_with_the_reference_on_random_files() -> None:
         f = _epoch_file(list(entries))
         f.kafka_assign(epoch, start, v21)
         assert tuple(f.entries()) == ref_epochs.kafka_assign(entries, epoch, start, v21), (entries, epoch, start, v21)
+
+
+# Kafka's fallbacks, worked by hand from the cited code (spec/README.md, "Kafka's truncation in this model"):
+# (policy, local file, LEO, high watermark, leader's file, leader's LEO) -> point without / with KAFKA-7415.
+KAFKA_FALLBACKS = {
+    # 0.11.0.0: epoch 1 is below the leader's first epoch: UNDEFINED -> the high watermark; 2.1.0: (1, 0)
+    "kip101-below-first-epoch": (("kip101", ((1, 0),), 2, 1, ((2, 0),), 3), (1, 0)),
+    # asks 4, the leader answers (3, 4); the follower names 2: truncates to 3, asks 2, both name 1: min(2, 2, 3)
+    "kip279-intermediate-round": (("kip279", ((1, 0), (2, 2), (4, 3)), 5, 0, ((1, 0), (3, 2), (5, 4)), 6), (2, 2)),
+    # the leader answers (1, 1); the follower has nothing at or below 1: 2.0.0 -> min(1, LEO), 2.1.0 -> (1, 0)
+    "kip279-follower-undefined": (("kip279", ((2, 0),), 2, 0, ((1, 0), (3, 1)), 3), (1, 0)),
+    # round 1 truncates to 2; round 2 asks 1, below the leader's first epoch: 2.0.0 UNDEFINED -> the fetch offset 2
+    "kip279-undefined-after-a-round": (("kip279", ((1, 0), (3, 2)), 4, 0, ((2, 0), (4, 1)), 3), (2, 0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KAFKA_FALLBACKS))
+def test_kafka_fallbacks_on_both_engines(case: str) -> None:
+    (policy, local, leo, hw, remote, remote_leo), expected = KAFKA_FALLBACKS[case]
+    for v21, want in zip((False, True), expected):
+        assert REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21) == want, (case, v21)
+        got = IMPL_TRUNCATE[policy](_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
+        assert got == want, (case, v21)
