@@ -212,7 +212,7 @@ class ReplicasManager:
         self.acks = {}
         self.pending_alter = None
         if master_id == self.broker_id:
-            # changeToMaster: the epoch file records (epoch, LEO) unless neither grows
+            # changeToMaster: the epoch is filed by the policy's rule
             self.role = _MASTER
             self.ha_state = _HA_NONE
             self.sync_state_set = response.body

@@ -59,7 +59,7 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
     """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
     local one. Either way the process follows the named master and drops its HA connections.
-    changeToMaster appends (epoch, LEO) to the epoch file (refused unless both grow), adopts the answer's
+    changeToMaster files the epoch (``_elected_epochs``), adopts the answer's
     syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
     history. changeToSlave leaves the slave READY to hand-shake with the new master."""
     proc = s.procs[p]

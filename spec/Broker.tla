@@ -277,18 +277,6 @@ SettledConfirm(p, lss, pend, lg, ak) ==
 SettledAcked(p, lss, pend, lg, ak) ==
     acked \cup MsgsBelow(lg, AckedUpTo(metaFile[p], lss, pend, Len(lg), ak))
 
-\* changeToMaster / changeToSlave from a controller answer, only for a master
-\* epoch greater than the local one (role changes are fenced by epoch).
-\* Either way the process follows the named master, forgets its acks and
-\* its alter in flight, and its own HA connections break (DroppedHa/Acks).
-\* changeToMaster appends <<epoch, LEO>> to the epoch file (refused unless
-\* both grow), adopts the answer's syncStateSet, recomputes confirmOffset and
-\* acks, and records <<epoch, p>> in the ghost history.  changeToSlave
-\* leaves the slave READY to hand-shake with the new master.
-\* @type: (Str, $outcome) => Bool;
-AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
-
-\* @type: (Str, $outcome) => Bool;
 \* The epoch file of a process becoming master of `epoch`: RocketMQ's
 \* changeToMaster appends <<epoch, LEO>> (strict rule); Kafka's
 \* Partition.makeLeader assigns it only from 2.1.0 (KAFKA-7415).
@@ -298,6 +286,18 @@ ElectedEpochFile(p, epoch) ==
     ELSE IF KafkaLeaderEpochOnElection THEN KafkaAssign(epochFile[p], epoch, Len(log[p]), TRUE)
     ELSE epochFile[p]
 
+\* changeToMaster / changeToSlave from a controller answer, only for a master
+\* epoch greater than the local one (role changes are fenced by epoch).
+\* Either way the process follows the named master, forgets its acks and
+\* its alter in flight, and its own HA connections break (DroppedHa/Acks).
+\* changeToMaster files the epoch (ElectedEpochFile), adopts the answer's
+\* syncStateSet, recomputes confirmOffset and acks, and records <<epoch, p>>
+\* in the ghost history.  changeToSlave leaves the slave READY to hand-shake
+\* with the new master.
+\* @type: (Str, $outcome) => Bool;
+AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
+
+\* @type: (Str, $outcome) => Bool;
 AdoptRole(p, o) ==
     IF AdoptEnabled(p, o)
     THEN LET isMaster == o.masterId = BrokerIdOf(p)
