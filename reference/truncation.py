@@ -9,7 +9,7 @@ high watermark) to the offset the slave keeps; -1 means the slave cannot find a 
 - ``kip279``: Kafka 2.0.0 ``AbstractFetcherThread.getOffsetTruncationState``, iterated as the fetcher
   does (an intermediate truncation, then a new request).
 
-``v21`` (option ``kafka_leader_epoch_on_election``): the leader's cache is Kafka 2.1.0's (KAFKA-7415).
+``v21`` (option ``kafka_leader_epoch_on_election``): both caches answer as Kafka 2.1.0's (KAFKA-7415).
 """
 
 from __future__ import annotations
@@ -39,12 +39,14 @@ def hw_policy(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int,
 
 
 def kip101(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
+    """TruncKIP101."""
     _, answer = kafka_end_offset_for(remote, remote_leo, kafka_latest_epoch(local), "2.1" if v21 else "0.11")
     return min(hw, leo) if answer == UNDEFINED else min(answer, leo)
 
 
 def kip279(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
-    """The spec's walk over prefixes, done as the fetcher does it: each round truncates and asks again."""
+    """TruncKIP279, iterated as the fetcher does it (the spec takes the largest stopping prefix): each
+    round that names an epoch the leader did not answer truncates and asks again."""
     version = "2.1" if v21 else "2.0"
     fetch_offset = min(hw, leo)  # makeFollower starts the fetcher at the high watermark
     while True:
