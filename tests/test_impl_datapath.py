@@ -311,3 +311,33 @@ def test_kafka_fallbacks_on_both_engines(case: str) -> None:
         assert REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21) == want, (case, v21)
         got = IMPL_TRUNCATE[policy](_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
         assert got == want, (case, v21)
+
+
+def _spec_kip279(local: tuple, leo: int, hw: int, remote: tuple, remote_leo: int, v21: bool) -> int:
+    """TruncateKIP279.tla as written: the round of the largest stopping prefix (Kip279Round)."""
+    version = "2.1" if v21 else "2.0"
+    if not local:
+        return min(hw, leo)
+
+    def round_(i: int) -> int:
+        li = ref_epochs.end_of(local, i - 1, leo)
+        epoch, end = ref_epochs.kafka_end_offset_for(remote, remote_leo, local[i - 1][0], version)
+        own_epoch, own_end = ref_epochs.kafka_end_offset_for(local[:i], li, epoch, version)
+        if end == -1:
+            return min(hw, leo) if i == len(local) else li
+        if own_end == -1:
+            return min(end, li)
+        return min(own_end, end, li) if own_epoch == epoch else -1
+
+    return round_(max(i for i in range(1, len(local) + 1) if round_(i) != -1))
+
+
+def test_kip279_spec_prefix_walk_is_the_fetcher_loop() -> None:
+    """The spec's recursion-free TruncKIP279 and the reference's rounds agree on random ordered files."""
+    rng = random.Random(3)
+    for _ in range(20000):
+        leo, remote_leo = rng.randint(0, 9), rng.randint(0, 9)
+        local, remote = _random_epochs(rng, leo), _random_epochs(rng, remote_leo)
+        hw, v21 = rng.randint(0, leo), rng.random() < 0.5
+        args = (local, leo, hw, remote, remote_leo, v21)
+        assert REF_TRUNCATE["kip279"](*args) == _spec_kip279(*args), args
