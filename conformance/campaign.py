@@ -68,6 +68,8 @@ OPTION_SETS: dict[str, OptionSet] = {
     "freeze-off": OptionSet({"confirm_freeze_fix": False}, breaks=("NoPhantomRead",)),  # RocketMQ #6662
     "fast-leader": OptionSet({"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
                              FAST_LEADER, breaks=("NoAckedMessageLost", "NoPhantomRead")),
+    # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies; nothing changes for rocketmq
+    "kafka21": OptionSet({"kafka_leader_epoch_on_election": True}),
 }
 POLICY_BREAKS = {"hw": ("NoAckedMessageLost", "LogMatching"), "kip101": ()}
 # Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
@@ -77,6 +79,7 @@ PROCESS_COUNTS = (2, 3)
 
 DEFAULT_CONFIGS = (
     "safe-rocketmq-2p", "safe-rocketmq-3p", "safe-kip279-2p", "safe-kip279-3p",
+    "kafka21-kip279-2p", "fast-leader-kip279-2p",
     "safe-hw-2p", "fast-leader-kip101-2p", "union-off-rocketmq-2p", "unclean-rocketmq-2p", "allack-off-rocketmq-2p",
     "freeze-off-rocketmq-2p",
 )
@@ -102,6 +105,8 @@ class SimConfig:
         names = POLICY_BREAKS.get(self.policy, ()) + OPTION_SETS[self.option_set].breaks
         if self.policy == "kip101" and self.option_set == "fast-leader":
             names = ("LogMatching",) + names  # KIP-279: kip101 under fast leader changes
+        if self.policy == "kip279" and self.option_set == "fast-leader":
+            names = ("LogMatching",) + names  # KAFKA-7415: a new leader that wrote nothing answers UNDEFINED (K4)
         return tuple(dict.fromkeys(names))
 
     @property

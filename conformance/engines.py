@@ -37,6 +37,7 @@ OPTION_FIELDS = {
     "asyncLearners": "async_learners",
     "unionAckFix": "union_ack_fix",
     "confirmFreezeFix": "confirm_freeze_fix",
+    "kafkaLeaderEpochOnElection": "kafka_leader_epoch_on_election",
 }
 
 

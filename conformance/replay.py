@@ -259,13 +259,14 @@ WITHIN_COMMON_PREFIX = "TruncateWithinCommonPrefix"  # the slave keeps at most t
 _PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
 
 
-def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str,
+               v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """The outcome and the variables after the slave's handshake, computed by the engine's own truncation
     function and epoch-file truncation (reference/truncation.py or impl/truncation.py): the log, epoch
     file and confirmOffset of the slave cut at the point; no point leaves everything as it was."""
     args = (pre["epochFile"][slave], len(pre["log"][slave]), pre["confirmOffset"][slave], pre["epochFile"][master], len(pre["log"][master]))
     if engine_name == "reference":
-        point = truncation.TRUNCATE[policy](tuple(map(tuple, args[0])), *args[1:3], tuple(map(tuple, args[3])), args[4])
+        point = truncation.TRUNCATE[policy](tuple(map(tuple, args[0])), *args[1:3], tuple(map(tuple, args[3])), args[4], v21)
         cut = list(epochs.truncate_suffix(tuple(map(tuple, args[0])), point))
     elif engine_name == "impl":
         from autoswitch.impl import truncation as impl_truncation
@@ -275,7 +276,7 @@ def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: st
         for f, entries in ((local, args[0]), (remote, args[3])):
             for epoch, start in entries:
                 f.append(epoch, start)
-        point = impl_truncation.TRUNCATE[policy](local, *args[1:3], remote, args[4])
+        point = impl_truncation.TRUNCATE[policy](local, *args[1:3], remote, args[4], v21)
         local.truncate_suffix_by_offset(point)
         cut = local.entries()
     else:
@@ -324,7 +325,8 @@ def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
     if broken:
         return Result(path, engine_name, VIOLATION, n, 0, 0, broken[0], None, f"{broken[0]} at state 0",
                       f"the given pre-state breaks {broken[0]}")
-    outcome, post = _handshake(engine_name, policy, pre, masters[0], slaves[0])
+    v21 = bool((trace.meta.get("options") or {}).get("kafkaLeaderEpochOnElection", False))
+    outcome, post = _handshake(engine_name, policy, pre, masters[0], slaves[0], v21)
     for key, want in (after.get("outcome") or {}).items():
         got = outcome.get(key, _ABSENT)
         if got != want:

@@ -25,7 +25,7 @@ class Cluster:
         self.ids: dict[str, int] = {}
 
     def do(self, tag: str, code: str = "OK", returns: dict[str, Any] | None = None, **params_and_vars: Any) -> Cluster:
-        params = {k: v for k, v in params_and_vars.items() if k in ("process", "lost", "brokerId", "addr")}
+        params = {k: v for k, v in params_and_vars.items() if k in ("process", "lost", "brokerId", "addr", "trigger")}
         then = {k: v for k, v in params_and_vars.items() if k not in params}
         self.s.step(tag, code, returns, params=params, **then)
         return self
@@ -218,6 +218,22 @@ def _k3(policy: str) -> Scenario:
     return c.replicate("pB", 2).expect(log={"pA": [(1, 1), (2, 1), (4, 3)], "pB": [(1, 1), (2, 1), (4, 3)]}).s
 
 
+def _k4(v21: bool) -> Scenario:
+    c = Cluster("K4-kip279-2.1" if v21 else "K4-kip279", "K4 (KAFKA-7415): A leads epoch 1 and writes m1; B, with an empty "
+                "log, is elected (unclean) in epoch 2; A follows and asks about epoch 1: " + (
+                    "B's cache holds (2, 0) from its election and answers (1, 0): A truncates to 0 and copies m2, m3"
+                    if v21 else "B's cache is empty, it answers UNDEFINED and A keeps its high watermark 1, m1; B writes "
+                    "m2, m3 and A copies m3 after m1: offset 1 is the same entry on both, offset 0 is not (LogMatching)"),
+                ("pA", "pB"), policy="kip279", enable_elect_unclean_master=True, all_ack_in_sync_state_set=False,
+                in_sync_replicas=2, kafka_leader_epoch_on_election=v21)
+    c.start("pA").start("pB").elect("pA", 1).write("pA", 1).expect(confirmOffset={"pA": 1, "pB": 0})
+    c.do("ElectMaster", "SUCCESS", {"masterId": 2, "masterEpoch": 2}, trigger="admin", brokerId=2).notify("pA", "pB")
+    c.expect(epochFile={"pA": [(1, 0)], "pB": [(2, 0)] if v21 else []}).follow("pA", 0 if v21 else 1).write("pB", 2)
+    if v21:
+        return c.replicate("pA", 2).expect(log={"pA": [(2, 2), (3, 2)], "pB": [(2, 2), (3, 2)]}).s
+    return c.replicate("pA", 1, ack=False).expect(log={"pA": [(1, 1), (3, 2)], "pB": [(2, 2), (3, 2)]}).violation("LogMatching")
+
+
 def c5() -> Scenario:
     c = Cluster("C5-async-learner", "C5: pC is an async learner: it replicates everything but is never added to the "
                 "syncStateSet, so when the master dies the controller elects pB although pC is as far along",
@@ -276,6 +292,8 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     **{f"kafka/K1-{p}": (lambda p=p: _k1(p)) for p in ("hw", "kip101")},
     **{f"kafka/K2-{p}": (lambda p=p: _k2(p)) for p in ("hw", "kip101")},
     **{f"kafka/K3-{p}": (lambda p=p: _k3(p)) for p in ("kip101", "kip279", "rocketmq")},
+    "kafka/K4-kip279": lambda: _k4(False),
+    "kafka/K4-kip279-2.1": lambda: _k4(True),
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,

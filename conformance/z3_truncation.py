@@ -4,15 +4,19 @@ The encoding. A log is a sequence of epochs (entry i was written in epoch log[i]
 leader writes each epoch, starting at its LEO when elected, so an epoch's first entry stands at the same
 offset ``start[e]`` in every log that has it, and two entries are the same message exactly when they
 have the same epoch at the same offset. A log's epoch file is derived from it: one entry (e, start[e])
-per epoch present. (This leaves out RocketMQ's refused appends, where entries of a new epoch are filed
-under an older entry; the replay and Hypothesis tests cover that case.) The follower's high watermark
+per epoch present, as Kafka's Log.append assigns it (0.11.0.0 to 2.0.0); ``kip279-2.1`` adds the leader's
+election entry of Kafka 2.1.0 (KAFKA-7415): its current epoch, above all others, at its LEO. (This leaves
+out RocketMQ's refused appends, where entries of a new epoch are filed under an older entry, and the
+followers' own election entries; the replay and Hypothesis tests cover those cases.) The follower's high watermark
 is any offset up to its LEO. Log Matching holds between the two logs before the truncation (it is the
 invariant a correct truncation keeps; the question is whether one step of the policy keeps it).
 
 The property: the point a policy truncates the follower to is at most the longest common prefix (LCP)
 of the two logs - past it the follower would keep entries the leader does not have at those offsets.
-z3 proves it for ``rocketmq`` and ``kip279`` (unsat) and finds inputs breaking it for ``kip101`` (the
-KIP-279 case) and ``hw``; every model z3 returns is replayed through the reference's own functions.
+z3 proves it for ``rocketmq`` and ``kip279-2.1`` (unsat) and finds inputs breaking it for ``kip101``,
+``kip279`` (both: the leader does not know the follower's newest epoch, answers UNDEFINED, and the
+follower falls back to its high watermark, the case KAFKA-7415 closed) and ``hw``; every model z3
+returns is replayed through the reference's own functions.
 """
 
 from __future__ import annotations
@@ -104,40 +108,92 @@ def _rocketmq(s: Setup) -> Sym:
     return z3.If(f.length == 0, f.length, _first(cases, z3.IntVal(-1)))
 
 
+UNDEFINED = -1  # Kafka's UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET
+
+
+def _min(*xs: Sym) -> Sym:
+    result = xs[0]
+    for x in xs[1:]:
+        result = z3.If(x < result, x, result)
+    return result
+
+
+def _end_offset_for(has: Callable[[int], z3.BoolRef], leo: Sym, requested: Sym, start: dict[int, Sym], top: int,
+                    version: str) -> tuple[Sym, Sym]:
+    """KafkaEndOffsetFor (spec EpochFile.tla) on the cache holding the epochs ``has`` names (derived from a
+    log, plus an election entry ``top`` + 1 when ``has`` says so), as (epoch, end offset)."""
+    epochs = range(1, top + 2)
+    latest = _first([(has(e), z3.IntVal(e)) for e in reversed(epochs)], z3.IntVal(UNDEFINED))
+    above = _first([(z3.And(has(e), e > requested), start[e]) for e in epochs], z3.IntVal(UNDEFINED))
+    below = _first([(z3.And(has(e), e <= requested), z3.IntVal(e)) for e in reversed(epochs)], z3.IntVal(UNDEFINED))
+    undefined = z3.IntVal(UNDEFINED)
+    no_floor_epoch = requested if version == "2.1" else undefined
+    no_floor_end = above if version == "2.1" else undefined
+    epoch = z3.If(above == UNDEFINED, undefined, z3.If(below == UNDEFINED, no_floor_epoch, below))
+    end = z3.If(above == UNDEFINED, undefined, z3.If(below == UNDEFINED, no_floor_end, above))
+    epoch, end = z3.If(requested == latest, requested, epoch), z3.If(requested == latest, leo, end)
+    if version == "0.11":  # no UNDEFINED_EPOCH case: an empty cache's latest epoch is UNDEFINED, answered the LEO
+        return epoch, end
+    return z3.If(requested == UNDEFINED, undefined, epoch), z3.If(requested == UNDEFINED, undefined, end)
+
+
+def _leader(s: Setup, v21: bool) -> tuple[Callable[[int], z3.BoolRef], dict[int, Sym]]:
+    """The leader's cache: its log's epochs, and with Kafka 2.1.0 (KAFKA-7415) its election entry: the
+    current epoch ``top`` + 1, above every logged one, at its LEO."""
+    l, top = s.leader, s.top
+
+    def has(e: int) -> z3.BoolRef:
+        return z3.BoolVal(v21) if e == top + 1 else l.has(e)
+
+    return has, {**s.start, top + 1: l.length}
+
+
 def _kip101(s: Setup) -> Sym:
-    f, l, top = s.follower, s.leader, s.top
-    asked = f.last(top)
-    first_above = _first([(z3.And(l.has(e), e > asked), s.start[e]) for e in range(1, top + 1)], l.length)
-    answer = z3.If(l.last(top) == asked, l.length, first_above)
-    return z3.If(f.length == 0, z3.If(s.hw < f.length, s.hw, f.length), z3.If(f.length < answer, f.length, answer))
+    """ReplicaFetcherThread.maybeTruncate, Kafka 0.11.0.0."""
+    f, top = s.follower, s.top
+    has, start = _leader(s, False)
+    asked = z3.If(f.length == 0, z3.IntVal(UNDEFINED), f.last(top))
+    _, answer = _end_offset_for(has, s.leader.length, asked, start, top, "0.11")
+    return z3.If(answer == UNDEFINED, _min(s.hw, f.length), _min(answer, f.length))
 
 
-def _kip279(s: Setup) -> Sym:
-    """The OffsetsForLeaderEpoch iteration, unrolled: at most ``top`` rounds, each asking a lower epoch."""
-    f, l, top = s.follower, s.leader, s.top
+def _kip279(v21: bool) -> Callable[[Setup], Sym]:
+    """AbstractFetcherThread.getOffsetTruncationState (Kafka 2.0.0, or 2.1.0 with ``v21``), unrolled: at
+    most ``top`` rounds, each with the follower's cache cut below the epoch it named."""
+    version = "2.1" if v21 else "2.0"
 
-    def round_(asked: Sym, rounds: int) -> Sym:
-        below = _first([(z3.And(l.has(e), e <= asked), z3.IntVal(e)) for e in range(top, 0, -1)], z3.IntVal(0))
-        ends = {e: (f.end(e, top, s.start), l.end(e, top, s.start)) for e in range(1, top + 1)}
-        matched = _first([(below == e, z3.If(ends[e][0] < ends[e][1], ends[e][0], ends[e][1])) for e in ends], z3.IntVal(0))
-        lower = _first([(z3.And(f.has(e), e < below), z3.IntVal(e)) for e in range(top, 0, -1)], z3.IntVal(0))
-        again = round_(lower, rounds - 1) if rounds > 1 else z3.IntVal(0)
-        return z3.If(asked == 0, z3.IntVal(0), z3.If(below == 0, z3.IntVal(0),
-                     z3.If(_has_epoch(f, below, top), matched, again)))
+    def policy(s: Setup) -> Sym:
+        f, top = s.follower, s.top
+        has, start = _leader(s, v21)
 
-    return z3.If(f.length == 0, z3.If(s.hw < f.length, s.hw, f.length), round_(f.last(top), top))
+        def round_(asked: Sym, rounds: int) -> Sym:
+            ends = _first([(asked == e, f.end(e, top, s.start)) for e in range(1, top + 1)], f.length)
+            leader_epoch, leader_end = _end_offset_for(has, s.leader.length, asked, start, top, version)
+            def prefix(e: int) -> z3.BoolRef:  # the follower's cache this round: its epochs up to the one asked
+                return z3.And(f.has(e), e <= asked)
 
+            epoch, end = _end_offset_for(prefix, ends, leader_epoch, s.start | {top + 1: f.length}, top, version)
+            again = round_(epoch, rounds - 1) if rounds > 1 else z3.IntVal(UNDEFINED)
+            fetch_offset = z3.If(asked == f.last(top), s.hw, ends)
+            return z3.If(leader_end == UNDEFINED, fetch_offset,
+                         z3.If(end == UNDEFINED, _min(leader_end, ends),
+                               z3.If(epoch == leader_epoch, _min(end, leader_end, ends), again)))
 
-def _has_epoch(side: Side, e: Sym, top: int) -> z3.BoolRef:
-    return z3.Or([z3.And(e == k, side.has(k)) for k in range(1, top + 1)])
+        return z3.If(f.length == 0, _min(s.hw, f.length), round_(f.last(top), top))
+
+    return policy
 
 
 POLICIES: dict[str, Callable[[Setup], Sym]] = {
     "rocketmq": _rocketmq,
     "hw": lambda s: s.hw,
     "kip101": _kip101,
-    "kip279": _kip279,
+    "kip279": _kip279(False),
+    "kip279-2.1": _kip279(True),
 }
+"""``kip279-2.1``: ``kip279`` with option ``kafka_leader_epoch_on_election`` (Kafka 2.1.0): the leader's
+cache also holds its election entry; the others read caches derived from the logs (Kafka 0.11.0.0 to
+2.0.0: Log.append assigns each record's epoch, nothing else does)."""
 
 
 @frozen
@@ -151,15 +207,17 @@ class Verdict:
     example: dict | None = None
 
 
-def concrete(model: z3.ModelRef, s: Setup, bound: int) -> dict:
-    """The concrete logs, epoch files, high watermark and LCP of a z3 model."""
+def concrete(model: z3.ModelRef, s: Setup, bound: int, policy: str = "") -> dict:
+    """The concrete logs, epoch files, high watermark and LCP of a z3 model (with the leader's election
+    entry for ``kip279-2.1``)."""
     def log(side: Side) -> list[int]:
         return [model.eval(side.epochs[i]).as_long() for i in range(model.eval(side.length).as_long())]
 
     f, l = log(s.follower), log(s.leader)
     lcp = next((i for i in range(min(len(f), len(l))) if f[i] != l[i]), min(len(f), len(l)))
+    election = [(s.top + 1, len(l))] if policy == "kip279-2.1" else []
     return {"follower": f, "leader": l, "hw": model.eval(s.hw).as_long(), "lcp": lcp,
-            "followerEpochs": epoch_file(f), "leaderEpochs": epoch_file(l)}
+            "followerEpochs": epoch_file(f), "leaderEpochs": epoch_file(l) + election}
 
 
 def epoch_file(log: list[int]) -> list[tuple[int, int]]:
@@ -170,7 +228,9 @@ def epoch_file(log: list[int]) -> list[tuple[int, int]]:
 def reference_point(policy: str, example: dict) -> int:
     """The truncation point the reference model computes for a concrete example."""
     f, l = example["follower"], example["leader"]
-    return truncation.TRUNCATE[policy](tuple(example["followerEpochs"]), len(f), example["hw"], tuple(example["leaderEpochs"]), len(l))
+    name, v21 = policy.removesuffix("-2.1"), policy.endswith("-2.1")
+    return truncation.TRUNCATE[name](tuple(example["followerEpochs"]), len(f), example["hw"], tuple(example["leaderEpochs"]),
+                                     len(l), v21)
 
 
 def check(policy: str, bound: int = 6, top: int = 4) -> Verdict:
@@ -191,7 +251,7 @@ def check(policy: str, bound: int = 6, top: int = 4) -> Verdict:
     for term in (z3.If(telling, 0, 1), f.length + l.length, f.length, s.hw, *f.epochs, *l.epochs, *s.start.values()):
         smallest.minimize(term)  # lexicographic: each objective in turn, so the optimum is unique
     assert smallest.check() == z3.sat
-    example = concrete(smallest.model(), s, bound)
+    example = concrete(smallest.model(), s, bound, policy)
     example["point"] = smallest.model().eval(point).as_long()
     return Verdict(policy, bound, top, False, example)
 
@@ -206,7 +266,7 @@ def agrees_with_reference(policy: str, bound: int, top: int, samples: int) -> in
     checked = 0
     while checked < samples and solver.check() == z3.sat:
         model = solver.model()
-        example = concrete(model, s, bound)
+        example = concrete(model, s, bound, policy)
         got = model.eval(point).as_long()
         want = reference_point(policy, example)
         assert got == want, (policy, example, got, want)
@@ -223,7 +283,8 @@ def agrees_with_reference(policy: str, bound: int, top: int, samples: int) -> in
 TRUNCATION_STEP = "truncation-step"  # #meta.kind of a one-step trace from a given pre-state
 PROPERTY = "TruncateWithinCommonPrefix"  # the point is at most the longest common prefix
 LEADER, FOLLOWER = "leader", "follower"
-UNSAFE = ("kip101", "hw")
+UNSAFE = ("kip101", "kip279", "hw")
+SAFE = ("rocketmq", "kip279-2.1")
 
 
 def _entries(log: list[int], ids: dict[tuple[int, int], int]) -> list[tuple[int, int]]:
@@ -257,7 +318,7 @@ def trace_states(policy: str, example: dict) -> tuple[dict[str, Any], list[dict[
 
 
 def write_traces(out: str | Path, bound: int, top: int) -> list[Path]:
-    """Write the ``kip101`` and ``hw`` counterexamples as ITF truncation-step traces under ``out``."""
+    """Write the ``kip101``, ``kip279`` and ``hw`` counterexamples as ITF truncation-step traces under ``out``."""
     paths = []
     for policy in UNSAFE:
         verdict = check(policy, bound, top)

@@ -215,11 +215,11 @@ class ReplicasManager:
         self.acks = {}
         self.pending_alter = None
         if master_id == self.broker_id:
-            # changeToMaster: the epoch file records (epoch, LEO) unless neither grows
+            # changeToMaster: the epoch is filed by the policy's rule
             self.role = _MASTER
             self.ha_state = _HA_NONE
             self.sync_state_set = response.body
-            process.epoch_file.append(epoch, len(process.commit_log.entries))
+            self._file_elected_epoch(epoch)
             process.on_become_master(process.name, epoch)
             self._settle()
         else:
@@ -227,6 +227,16 @@ class ReplicasManager:
             self.role = _SLAVE
             self.ha_state = _HA_READY
             self.sync_state_set = frozenset()
+
+    def _file_elected_epoch(self, epoch: int) -> None:
+        """ElectedEpochFile: RocketMQ's changeToMaster appends (epoch, LEO) unless neither grows; Kafka's
+        Partition.makeLeader assigns it only from 2.1.0 (KAFKA-7415)."""
+        process = self._process
+        config = process.broker_set.config
+        if config.policy == "rocketmq":
+            process.epoch_file.append(epoch, len(process.commit_log.entries))
+        elif config.kafka_leader_epoch_on_election:
+            process.epoch_file.kafka_assign(epoch, len(process.commit_log.entries), True)
 
     def load_meta_file(self) -> None:
         """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id (whatever
@@ -470,6 +480,8 @@ class ReplicasManager:
         msg = broker_set.next_msg
         log = process.commit_log
         offset = len(log.entries)
+        if config.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch
+            process.epoch_file.kafka_assign(self.master_epoch, offset, config.kafka_leader_epoch_on_election)
         log.append((msg, self.master_epoch), not config.async_flush)
         broker_set.next_msg = msg + 1
         self._settle()
@@ -563,8 +575,14 @@ class ReplicasManager:
         peer, master = self._link(_HA_READY)
         process = self._process
         log = process.commit_log
-        point = process.broker_set.config.truncate(
-            process.epoch_file, len(log.entries), process.confirm_offset, peer.epoch_file, len(peer.commit_log.entries)
+        config = process.broker_set.config
+        point = config.truncate(
+            process.epoch_file,
+            len(log.entries),
+            process.confirm_offset,
+            peer.epoch_file,
+            len(peer.commit_log.entries),
+            config.kafka_leader_epoch_on_election,
         )
         if point < 0:
             return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}
@@ -586,9 +604,13 @@ class ReplicasManager:
             raise IllegalStateError(f"{process.name} has all of the master's log")
         entry = source[leo]
         epoch_file = process.epoch_file
-        if not epoch_file.epochs or entry[1] != epoch_file.epochs[-1]:
-            epoch_file.append(entry[1], leo)
-        log.append(entry, not process.broker_set.config.async_flush)
+        config = process.broker_set.config
+        if config.policy == "rocketmq":
+            if not epoch_file.epochs or entry[1] != epoch_file.epochs[-1]:
+                epoch_file.append(entry[1], leo)
+        else:  # Kafka's follower Log.append assigns the record's epoch
+            epoch_file.kafka_assign(entry[1], leo, config.kafka_leader_epoch_on_election)
+        log.append(entry, not config.async_flush)
         confirm = min(peer.confirm_offset, leo + 1)
         if confirm != process.confirm_offset:
             process.set_confirm_offset(confirm)

@@ -76,6 +76,7 @@ class ImplSystem:
         async_learners: Iterable[str] = frozenset(),
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
+        kafka_leader_epoch_on_election: bool = False,
         storage: str = "memory",
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
@@ -106,6 +107,7 @@ class ImplSystem:
                 async_learners,
                 union_ack_fix,
                 confirm_freeze_fix,
+                kafka_leader_epoch_on_election,
             )
         )
         self._processes: dict[str, BrokerProcess] = {}

@@ -73,6 +73,24 @@ class EpochFile:
         self._persist()
         return True
 
+    def kafka_assign(self, epoch: int, start: int, v21: bool) -> None:
+        """Kafka ``LeaderEpochFileCache.assign`` (spec KafkaAssign): 0.11.0.0-2.0.0 append only above the
+        latest epoch and not below the latest start; 2.1.0 (KAFKA-7415) drops the entries whose epoch or
+        start is not below the new one's, then appends."""
+        epochs, starts = self.epochs, self.starts
+        if v21:
+            if epochs and epochs[-1] == epoch and start >= starts[-1]:
+                return
+            # the kept entries are a prefix: both columns are increasing
+            keep = min(bisect_left(epochs, epoch), bisect_left(starts, start))
+            del epochs[keep:]
+            del starts[keep:]
+        elif epochs and (epoch <= epochs[-1] or start < starts[-1]):
+            return
+        epochs.append(epoch)
+        starts.append(start)
+        self._persist()
+
     def truncate_suffix_by_offset(self, offset: int) -> None:
         """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
         i = bisect_left(self.starts, offset)
@@ -113,6 +131,21 @@ class EpochFile:
     def first_above(self, epoch: int) -> int:
         """The index of the first entry whose epoch is greater than ``epoch`` (``len`` if none)."""
         return bisect_right(self.epochs, epoch)
+
+    def kafka_end_offset_for(self, leo: int, requested: int, version: str) -> tuple[int, int]:
+        """Kafka ``LeaderEpochFileCache.endOffsetFor`` of ``version`` ("0.11", "2.0", "2.1") as
+        (epoch, end offset), -1 for UNDEFINED (spec KafkaEndOffsetFor)."""
+        epochs = self.epochs
+        if requested == -1 and version != "0.11":
+            return -1, -1
+        if requested == (epochs[-1] if epochs else -1):
+            return requested, leo
+        above = bisect_right(epochs, requested)
+        if above == len(epochs):
+            return -1, -1
+        if above == 0:
+            return (requested, self.starts[0]) if version == "2.1" else (-1, -1)
+        return epochs[above - 1], self.starts[above]
 
     def find_consistent_point(self, leo: int, remote: EpochFile, remote_leo: int) -> int:
         """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote

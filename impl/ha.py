@@ -42,6 +42,7 @@ class HAConfig:
         "async_learners",
         "union_ack_fix",
         "confirm_freeze_fix",
+        "kafka_leader_epoch_on_election",
     )
 
     def __init__(
@@ -54,11 +55,12 @@ class HAConfig:
         async_learners: Iterable[str] = (),
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
+        kafka_leader_epoch_on_election: bool = False,
     ) -> None:
         if policy not in TRUNCATE:
             raise ValueError(f"unknown truncation policy {policy!r}; expected one of {', '.join(TRUNCATE)}")
         self.policy = policy
-        self.truncate: Callable[[EpochFile, int, int, EpochFile, int], int] = TRUNCATE[policy]
+        self.truncate: Callable[[EpochFile, int, int, EpochFile, int, bool], int] = TRUNCATE[policy]
         self.all_ack_in_sync_state_set = all_ack_in_sync_state_set
         self.min_in_sync_replicas = min_in_sync_replicas
         self.in_sync_replicas = in_sync_replicas
@@ -66,6 +68,7 @@ class HAConfig:
         self.async_learners = frozenset(async_learners)
         self.union_ack_fix = union_ack_fix
         self.confirm_freeze_fix = confirm_freeze_fix
+        self.kafka_leader_epoch_on_election = kafka_leader_epoch_on_election
 
 
 class PendingAlter:

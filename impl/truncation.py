@@ -13,54 +13,63 @@ from .epoch_file import EpochFile
 POLICIES = ("rocketmq", "hw", "kip101", "kip279")
 
 
-def rocketmq(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int) -> int:
+def rocketmq(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:
     """RIP-44 ``EpochFileCache.findConsistentPoint``; an empty local epoch file skips truncation."""
     if not local.epochs:
         return leo
     return local.find_consistent_point(leo, remote, remote_leo)
 
 
-def hw_policy(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int) -> int:
+def hw_policy(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:
     """Kafka before KIP-101: truncate to the own high watermark."""
     return min(hw, leo)
 
 
-def kip101(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int) -> int:
-    """KIP-101: the end of the follower's last epoch on the leader (the leader's LEO if that is the
-    leader's last epoch too, else the start of the first leader epoch above it); keep min(LEO, that)."""
-    if not local.epochs:
-        return min(hw, leo)
-    asked = local.epochs[-1]
-    if remote.epochs and remote.epochs[-1] == asked:
-        answer = remote_leo
-    else:
-        j = remote.first_above(asked)
-        answer = remote.starts[j] if j < len(remote.starts) else remote_leo
-    return min(leo, answer)
+def kip101(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:
+    """Kafka 0.11.0.0 ``ReplicaFetcherThread.maybeTruncate``: the leader's ``endOffsetFor`` the latest local
+    epoch; UNDEFINED -> the high watermark, else min(answer, LEO)."""
+    asked = local.epochs[-1] if local.epochs else -1
+    _, answer = remote.kafka_end_offset_for(remote_leo, asked, "2.1" if v21 else "0.11")
+    return min(hw, leo) if answer == -1 else min(answer, leo)
 
 
-def kip279(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int) -> int:
-    """KIP-279: ask for the last epoch; the leader answers its largest epoch at most that with its end;
-    a follower that has that epoch keeps min(its end of it, the leader's), else asks again below it."""
+def kip279(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:
+    """Kafka 2.0.0 ``AbstractFetcherThread.getOffsetTruncationState``, round after round; an intermediate
+    truncation keeps the local entries up to the epoch the follower named, so a round is an index ``top``
+    into the (untouched) local file."""
+    version = "2.1" if v21 else "2.0"
     epochs = local.epochs
-    if not epochs:
+    top = len(epochs) - 1
+    if top < 0:
         return min(hw, leo)
-    asked = epochs[-1]
+    fetch_offset = min(hw, leo)
     while True:
-        j = remote.last_at_most(asked)
-        if j < 0:
-            return 0
-        epoch = remote.epochs[j]
-        i = local.index_of(epoch)
-        if i >= 0:
-            return min(local.end_of(i, leo), remote.end_of(j, remote_leo))
-        k = local.last_at_most(epoch - 1)
-        if k < 0:
-            return 0
-        asked = epochs[k]
+        leader_epoch, leader_end = remote.kafka_end_offset_for(remote_leo, epochs[top], version)
+        if leader_end == -1:
+            return fetch_offset
+        epoch, end = _prefix_end_offset_for(local, top, leo, leader_epoch, version)
+        if end == -1:
+            return min(leader_end, leo)
+        if epoch == leader_epoch:
+            return min(end, leader_end, leo)
+        top = local.index_of(epoch)
+        leo = fetch_offset = min(end, leo)
 
 
-TRUNCATE: dict[str, Callable[[EpochFile, int, int, EpochFile, int], int]] = {
+def _prefix_end_offset_for(local: EpochFile, top: int, leo: int, requested: int, version: str) -> tuple[int, int]:
+    """``endOffsetFor`` on the first ``top + 1`` entries of ``local`` with LEO ``leo``."""
+    epochs = local.epochs
+    if requested == epochs[top]:
+        return requested, leo
+    above = local.first_above(requested)
+    if above > top:
+        return -1, -1
+    if above == 0:
+        return (requested, local.starts[0]) if version == "2.1" else (-1, -1)
+    return epochs[above - 1], local.starts[above]
+
+
+TRUNCATE: dict[str, Callable[[EpochFile, int, int, EpochFile, int, bool], int]] = {
     "rocketmq": rocketmq,
     "hw": hw_policy,
     "kip101": kip101,

@@ -59,9 +59,9 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
     """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
     local one. Either way the process follows the named master and drops its HA connections.
-    changeToMaster appends (epoch, LEO) to the epoch file (refused unless both grow), adopts the answer's
-    syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
-    history. changeToSlave leaves the slave READY to hand-shake with the new master."""
+    changeToMaster files the epoch (``_elected_epochs``), adopts the answer's syncStateSet ({itself} after
+    an election) and recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves
+    the slave READY to hand-shake with the new master."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
     if master_id == NO_MASTER or epoch <= proc.local_master_epoch:
@@ -72,8 +72,18 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     if master_id != proc.broker_id:
         return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
-    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
+    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=_elected_epochs(proc, epoch, opts), **common)
     return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+
+
+def _elected_epochs(proc: Process, epoch: int, opts: Options) -> epochs.Epochs:
+    """ElectedEpochFile: RocketMQ's changeToMaster appends (epoch, LEO); Kafka's Partition.makeLeader
+    assigns it only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
+    if opts.policy == "rocketmq":
+        return epochs.append(proc.epochs, epoch, proc.leo)
+    if opts.kafka_leader_epoch_on_election:
+        return epochs.kafka_assign(proc.epochs, epoch, proc.leo, True)
+    return proc.epochs
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:

@@ -44,6 +44,44 @@ def find_consistent_point(local: Epochs, local_leo: int, remote: Epochs, remote_
     return -1
 
 
+# ---- Kafka's leader-epoch cache (kafka.server.epoch.LeaderEpochFileCache; spec EpochFile.tla) ----------------
+
+UNDEFINED = -1
+"""UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET."""
+
+
+def kafka_latest_epoch(epochs: Epochs) -> int:
+    """KafkaLatestEpoch: UNDEFINED_EPOCH for an empty cache."""
+    return epochs[-1][0] if epochs else UNDEFINED
+
+
+def kafka_assign(epochs: Epochs, epoch: int, start: int, v21: bool) -> Epochs:
+    """KafkaAssign: ``assign`` as Log.append calls it. 0.11.0.0-2.0.0: appended only above the latest
+    epoch and not below the latest start; 2.1.0 (KAFKA-7415): ``truncateAndAppend``."""
+    if v21:
+        if epochs and epochs[-1][0] == epoch and start >= epochs[-1][1]:
+            return epochs
+        return tuple(e for e in epochs if e[0] < epoch and e[1] < start) + ((epoch, start),)
+    if not epochs or (epoch > epochs[-1][0] and start >= epochs[-1][1]):
+        return epochs + ((epoch, start),)
+    return epochs
+
+
+def kafka_end_offset_for(epochs: Epochs, leo: int, requested: int, version: str) -> tuple[int, int]:
+    """KafkaEndOffsetFor: ``endOffsetFor`` of Kafka ``version`` ("0.11", "2.0", "2.1") as (epoch, end)."""
+    if requested == UNDEFINED and version != "0.11":
+        return UNDEFINED, UNDEFINED
+    if requested == kafka_latest_epoch(epochs):
+        return requested, leo
+    above = [s for e, s in epochs if e > requested]
+    at_or_below = [e for e, _ in epochs if e <= requested]
+    if not above:
+        return UNDEFINED, UNDEFINED
+    if not at_or_below:
+        return (requested, above[0]) if version == "2.1" else (UNDEFINED, UNDEFINED)
+    return at_or_below[-1], above[0]
+
+
 def well_formed(epochs: Epochs, leo: int) -> bool:
     """EpochFileWellFormed: epochs and start offsets strictly increase; the last start is at most the LEO."""
     ordered = all(a[0] < b[0] and a[1] < b[1] for a, b in zip(epochs, epochs[1:]))

@@ -51,6 +51,8 @@ def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     if len(proc.local_sync_state_set) < opts.min_in_sync_replicas:
         return s, frozendict(code=IN_SYNC_REPLICAS_NOT_ENOUGH)
     msg, offset = s.next_msg, proc.leo
+    if opts.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch (WrittenEpochFile)
+        proc = evolve(proc, epochs=_kafka_assign(proc.epochs, proc.local_master_epoch, offset, opts))
     proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
     s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts)
     return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
@@ -61,7 +63,8 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     to the policy's point; then TRANSFER, with the point as its first ack. No point (``rocketmq``): the
     slave cannot sync, says NO_CONSISTENT_POINT and stays READY."""
     proc, q, master = _slave_link(s, p, HA_READY)
-    point = TRUNCATE[opts.policy](proc.epochs, proc.leo, proc.confirm_offset, master.epochs, master.leo)
+    point = TRUNCATE[opts.policy](proc.epochs, proc.leo, proc.confirm_offset, master.epochs, master.leo,
+                                  opts.kafka_leader_epoch_on_election)
     if point < 0:
         return s, frozendict(code=NO_CONSISTENT_POINT, truncateOffset=-1)
     proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
@@ -73,14 +76,23 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
-    an epoch boundary); a new epoch is appended to the slave's epoch file at the offset it starts; the
-    slave's confirmOffset becomes min(the master's, its own LEO)."""
+    an epoch boundary); the slave files its epoch (TransferredEpochFile); the slave's confirmOffset becomes
+    min(the master's, its own LEO)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
     require(proc.leo < master.leo, f"{p} has all of the master's log")
     entry = master.log[proc.leo]
-    proc = _with_log(evolve(proc, epochs=epochs.append(proc.epochs, entry[1], proc.leo)), proc.log + (entry,), opts)
+    if opts.policy == "rocketmq":
+        filed = epochs.append(proc.epochs, entry[1], proc.leo)
+    else:
+        filed = _kafka_assign(proc.epochs, entry[1], proc.leo, opts)
+    proc = _with_log(evolve(proc, epochs=filed), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
     return with_process(s, p, proc), OK
+
+
+def _kafka_assign(filed: epochs.Epochs, epoch: int, offset: int, opts: Options) -> epochs.Epochs:
+    """Log.append -> LeaderEpochFileCache.assign(record epoch, offset), for the Kafka policies."""
+    return epochs.kafka_assign(filed, epoch, offset, opts.kafka_leader_epoch_on_election)
 
 
 def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:

@@ -4,60 +4,65 @@ high watermark) to the offset the slave keeps; -1 means the slave cannot find a 
 
 - ``rocketmq``: EpochFileCache.findConsistentPoint (RIP-44); an empty local epoch file skips truncation.
 - ``hw``: Kafka before KIP-101: the follower truncates to its own high watermark.
-- ``kip101``: the follower asks for the end of its last epoch: the leader's LEO if that is the leader's
-  last epoch too, else the start of the first leader epoch above it; keep min(LEO, that).
-- ``kip279``: the follower asks for its last epoch; the leader answers its largest epoch at most that,
-  with the epoch's end; if the follower has that epoch it keeps min(its own end of it, the leader's),
-  otherwise it asks again for its largest epoch below the answer.
+- ``kip101``: Kafka 0.11.0.0 ``ReplicaFetcherThread.maybeTruncate``: the leader's ``endOffsetFor`` the
+  follower's latest epoch; UNDEFINED -> the high watermark, else min(answer, LEO).
+- ``kip279``: Kafka 2.0.0 ``AbstractFetcherThread.getOffsetTruncationState``, iterated as the fetcher
+  does (an intermediate truncation, then a new request).
+
+``v21`` (option ``kafka_leader_epoch_on_election``): both caches answer as Kafka 2.1.0's (KAFKA-7415).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .epochs import Epochs, end_of, entry_of, find_consistent_point, last_epoch
+from .epochs import (
+    UNDEFINED,
+    Epochs,
+    find_consistent_point,
+    kafka_end_offset_for,
+    kafka_latest_epoch,
+    truncate_suffix,
+)
 
 POLICIES = ("rocketmq", "hw", "kip101", "kip279")
 
 
-def rocketmq(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int) -> int:
+def rocketmq(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
     if not local:
         return leo
     return find_consistent_point(local, leo, remote, remote_leo)
 
 
-def hw_policy(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int) -> int:
+def hw_policy(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
     return min(hw, leo)
 
 
-def kip101(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int) -> int:
-    if not local:
-        return min(hw, leo)
-    asked = last_epoch(local)
-    if remote and remote[-1][0] == asked:
-        answer = remote_leo
-    else:
-        answer = next((start for epoch, start in remote if epoch > asked), remote_leo)
-    return min(leo, answer)
+def kip101(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
+    """TruncKIP101."""
+    _, answer = kafka_end_offset_for(remote, remote_leo, kafka_latest_epoch(local), "2.1" if v21 else "0.11")
+    return min(hw, leo) if answer == UNDEFINED else min(answer, leo)
 
 
-def kip279(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int) -> int:
-    asked = last_epoch(local) if local else None
-    while asked is not None:
-        below = [j for j, (epoch, _) in enumerate(remote) if epoch <= asked]
-        if not below:
-            return 0
-        j = below[-1]
-        epoch, leader_end = remote[j][0], end_of(remote, j, remote_leo)
-        i = entry_of(local, epoch)
-        if i is not None:
-            return min(end_of(local, i, leo), leader_end)
-        lower = [e for e, _ in local if e < epoch]
-        asked = lower[-1] if lower else None
-    return 0 if local else min(hw, leo)
+def kip279(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
+    """TruncKIP279, iterated as the fetcher does it (the spec takes the largest stopping prefix): each
+    round that names an epoch the leader did not answer truncates and asks again."""
+    version = "2.1" if v21 else "2.0"
+    fetch_offset = min(hw, leo)  # makeFollower starts the fetcher at the high watermark
+    while True:
+        leader_epoch, leader_end = kafka_end_offset_for(remote, remote_leo, kafka_latest_epoch(local), version)
+        if leader_end == UNDEFINED:
+            return fetch_offset
+        epoch, end = kafka_end_offset_for(local, leo, leader_epoch, version)
+        if end == UNDEFINED:
+            return min(leader_end, leo)
+        if epoch == leader_epoch:
+            return min(end, leader_end, leo)
+        leo = fetch_offset = min(end, leo)  # intermediate truncation; the next request asks for `epoch`
+        local = truncate_suffix(local, leo)
 
 
-TRUNCATE: dict[str, Callable[[Epochs, int, int, Epochs, int], int]] = {
+TRUNCATE: dict[str, Callable[[Epochs, int, int, Epochs, int, bool], int]] = {
     "rocketmq": rocketmq,
     "hw": hw_policy,
     "kip101": kip101,

@@ -31,7 +31,17 @@ CONSTANTS
     Processes,
     \* Addrs[p]: the addresses process p may run under (a restart may change it).
     \* @type: Str -> Set(Str);
-    Addrs
+    Addrs,
+    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279".  Here
+    \* because a role change files the epoch by the policy's rule.
+    \* @type: Str;
+    Policy,
+    \* Kafka policies: Kafka 2.1.0's leader-epoch cache (KAFKA-7415, commit
+    \* f2dd6aa): a new leader assigns (epoch, LEO) in Partition.makeLeader,
+    \* assign removes conflicting entries, endOffsetFor answers a request
+    \* below the first epoch (EpochFile.tla).  FALSE: 0.11.0.0 / 2.0.0.
+    \* @type: Bool;
+    KafkaLeaderEpochOnElection
 
 \* @typeAlias: tempFile = {brokerId: Int, checkCode: $checkCode};
 \* @typeAlias: action = {tag: Str, process: Str, lost: Bool, addr: Str, newSyncStateSet: Set(Int), brokerId: Int, checkCode: $checkCode, trigger: Str, masterId: Int, masterEpoch: Int, syncStateSetEpoch: Int, epoch: Int, maxOffset: Int, priority: Int, brokerIds: Set(Int), cleanLiving: Bool};
@@ -267,14 +277,23 @@ SettledConfirm(p, lss, pend, lg, ak) ==
 SettledAcked(p, lss, pend, lg, ak) ==
     acked \cup MsgsBelow(lg, AckedUpTo(metaFile[p], lss, pend, Len(lg), ak))
 
+\* The epoch file of a process becoming master of `epoch`: RocketMQ's
+\* changeToMaster appends <<epoch, LEO>> (strict rule); Kafka's
+\* Partition.makeLeader assigns it only from 2.1.0 (KAFKA-7415).
+\* @type: (Str, Int) => Seq($entry);
+ElectedEpochFile(p, epoch) ==
+    IF Policy = "rocketmq" THEN EfAppend(epochFile[p], epoch, Len(log[p]))
+    ELSE IF KafkaLeaderEpochOnElection THEN KafkaAssign(epochFile[p], epoch, Len(log[p]), TRUE)
+    ELSE epochFile[p]
+
 \* changeToMaster / changeToSlave from a controller answer, only for a master
 \* epoch greater than the local one (role changes are fenced by epoch).
 \* Either way the process follows the named master, forgets its acks and
 \* its alter in flight, and its own HA connections break (DroppedHa/Acks).
-\* changeToMaster appends <<epoch, LEO>> to the epoch file (refused unless
-\* both grow), adopts the answer's syncStateSet, recomputes confirmOffset and
-\* acks, and records <<epoch, p>> in the ghost history.  changeToSlave
-\* leaves the slave READY to hand-shake with the new master.
+\* changeToMaster files the epoch (ElectedEpochFile), adopts the answer's
+\* syncStateSet, recomputes confirmOffset and acks, and records <<epoch, p>>
+\* in the ghost history.  changeToSlave leaves the slave READY to hand-shake
+\* with the new master.
 \* @type: (Str, $outcome) => Bool;
 AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
 
@@ -293,7 +312,7 @@ AdoptRole(p, o) ==
          /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
          /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = IF isMaster THEN HA_NONE ELSE READY]
          /\ IF isMaster
-            THEN /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], o.masterEpoch, Len(log[p]))]
+            THEN /\ epochFile' = [epochFile EXCEPT ![p] = ElectedEpochFile(p, o.masterEpoch)]
                  /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks)]
                  /\ acked' = SettledAcked(p, lss, NoPending, log[p], NoAcks)
                  /\ masterHistory' = masterHistory \cup {<<o.masterEpoch, p>>}

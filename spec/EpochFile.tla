@@ -19,6 +19,9 @@ EpochFile_typedefs == TRUE
 \* @type: Set(Int) => Int;
 MaxOf(S) == CHOOSE x \in S : \A y \in S : y <= x
 
+\* @type: Set(Int) => Int;
+MinOf(S) == CHOOSE x \in S : \A y \in S : x <= y
+
 \* @type: (Int, Int) => Int;
 Min2(a, b) == IF a <= b THEN a ELSE b
 
@@ -87,5 +90,60 @@ FindConsistentPoint(local, leo, remote, remoteLeo) ==
 EfWellFormed(ef, leo) ==
     /\ \A i \in 1..(Len(ef) - 1) : ef[i][1] < ef[i + 1][1] /\ ef[i][2] < ef[i + 1][2]
     /\ ef = <<>> \/ ef[Len(ef)][2] <= leo
+
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Kafka's leader-epoch cache (kafka.server.epoch.LeaderEpochFileCache),   *)
+(* the epoch file of the Kafka policies.  Cited versions (apache/kafka     *)
+(* tags): 0.11.0.0 (KIP-101), 2.0.0 (KIP-279) and 2.1.0, which adds       *)
+(* KAFKA-7415 (commit f2dd6aa): the new leader assigns (epoch, LEO), assign*)
+(* removes conflicting entries, and a request below the first epoch is     *)
+(* answered with the first entry's start.  `v21` selects 2.1.0's rules.    *)
+(* UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET are both -1.                 *)
+(***************************************************************************)
+
+Undefined == -1
+
+\* latestEpoch: the last entry's epoch, UNDEFINED_EPOCH for an empty cache.
+\* @type: Seq($entry) => Int;
+KafkaLatestEpoch(ef) == IF ef = <<>> THEN Undefined ELSE ef[Len(ef)][1]
+
+\* assign(epoch, startOffset), called by Log.append for every appended batch
+\* (leader and follower alike).  0.11.0.0-2.0.0: appended only if the epoch
+\* is above the latest and the offset not below the latest start (else a
+\* warning, no change).  2.1.0 (KAFKA-7415): unless it repeats the latest
+\* epoch at or after its start, truncateAndAppend keeps only the entries
+\* with a smaller epoch AND a smaller start, then appends.
+\* @type: (Seq($entry), Int, Int, Bool) => Seq($entry);
+KafkaAssign(ef, epoch, start, v21) ==
+    IF v21
+    THEN IF ef # <<>> /\ ef[Len(ef)][1] = epoch /\ start >= ef[Len(ef)][2] THEN ef
+         ELSE LET \* @type: $entry => Bool;
+                  Keep(e) == e[1] < epoch /\ e[2] < start
+              IN Append(SelectSeq(ef, Keep), <<epoch, start>>)
+    ELSE IF ef = <<>> \/ (epoch > ef[Len(ef)][1] /\ start >= ef[Len(ef)][2])
+         THEN Append(ef, <<epoch, start>>)
+         ELSE ef
+
+\* endOffsetFor(requestedEpoch) as <<epoch, end offset>> (UNDEFINED = -1);
+\* version "0.11" (0.11.0.0 returns only the offset: the epoch here is the
+\* requested one, unused), "2.0" (2.0.0) or "2.1" (2.1.0).  The latest
+\* epoch ends at the LEO; otherwise the end is the start of the first entry
+\* above the requested epoch, with the last entry at or below it as the
+\* epoch; none above -> UNDEFINED; none at or below -> UNDEFINED before
+\* 2.1.0, <<requested, first start>> from 2.1.0.  2.0.0 and 2.1.0 answer an
+\* UNDEFINED request with UNDEFINED; 0.11.0.0 has no such case (an empty
+\* cache's latest epoch is UNDEFINED, so it answers the LEO).
+\* @type: (Seq($entry), Int, Int, Str) => <<Int, Int>>;
+KafkaEndOffsetFor(ef, leo, requested, version) ==
+    IF requested = Undefined /\ version # "0.11" THEN <<Undefined, Undefined>>
+    ELSE IF requested = KafkaLatestEpoch(ef) THEN <<requested, leo>>
+    ELSE LET above == {j \in 1..Len(ef) : ef[j][1] > requested}
+             atOrBelow == {j \in 1..Len(ef) : ef[j][1] <= requested}
+         IN IF above = {} THEN <<Undefined, Undefined>>
+            ELSE IF atOrBelow = {}
+                 THEN IF version = "2.1" THEN <<requested, ef[MinOf(above)][2]>>
+                      ELSE <<Undefined, Undefined>>
+            ELSE <<ef[MaxOf(atOrBelow)][1], ef[MinOf(above)][2]>>
 
 =============================================================================

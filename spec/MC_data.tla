@@ -31,6 +31,7 @@ ConstInit ==
     /\ DataPath = TRUE
     /\ AnySetAlter = FALSE
     /\ Policy = "rocketmq"
+    /\ KafkaLeaderEpochOnElection = FALSE
     /\ AllAckInSyncStateSet = TRUE
     /\ MinInSyncReplicas = 1
     /\ InSyncReplicas = 1

@@ -25,6 +25,7 @@ ConstInit ==
     /\ DataPath = FALSE
     /\ AnySetAlter = TRUE
     /\ Policy = "rocketmq"
+    /\ KafkaLeaderEpochOnElection = FALSE
     /\ AllAckInSyncStateSet = TRUE
     /\ MinInSyncReplicas = 1
     /\ InSyncReplicas = 1

@@ -18,9 +18,6 @@
 EXTENDS Broker, TruncateRocketMQ, TruncateHW, TruncateKIP101, TruncateKIP279
 
 CONSTANTS
-    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279".
-    \* @type: Str;
-    Policy,
     \* A master refuses writes while its local syncStateSet is smaller.
     \* @type: Int;
     MinInSyncReplicas,
@@ -41,8 +38,8 @@ Policies == {"rocketmq", "hw", "kip101", "kip279"}
 TruncatePoint(local, leo, hw, remote, remoteLeo) ==
     CASE Policy = "rocketmq" -> TruncRocketMQ(local, leo, hw, remote, remoteLeo)
       [] Policy = "hw"       -> TruncHW(local, leo, hw, remote, remoteLeo)
-      [] Policy = "kip101"   -> TruncKIP101(local, leo, hw, remote, remoteLeo)
-      [] Policy = "kip279"   -> TruncKIP279(local, leo, hw, remote, remoteLeo)
+      [] Policy = "kip101"   -> TruncKIP101(local, leo, hw, remote, remoteLeo, KafkaLeaderEpochOnElection)
+      [] Policy = "kip279"   -> TruncKIP279(local, leo, hw, remote, remoteLeo, KafkaLeaderEpochOnElection)
 
 \* f with key k set to v (added if absent).
 \* @type: (Int -> Int, Int, Int) => (Int -> Int);
@@ -72,11 +69,20 @@ SlaveLink(p, q, st) ==
 (* Producer writes.                                                        *)
 (***************************************************************************)
 
+\* The master's epoch file after a write: unchanged for RocketMQ (the epoch
+\* was filed by changeToMaster); Kafka's Log.append assigns the record's
+\* epoch at its offset (LeaderEpochFileCache.assign).
+\* @type: Str => Seq($entry);
+WrittenEpochFile(p) ==
+    IF Policy = "rocketmq" THEN epochFile[p]
+    ELSE KafkaAssign(epochFile[p], localMasterEpoch[p], Len(log[p]), KafkaLeaderEpochOnElection)
+
 \* A producer sends a new message to a master: refused with
 \* IN_SYNC_REPLICAS_NOT_ENOUGH while the local syncStateSet is smaller than
 \* MinInSyncReplicas (no state change), else appended in the master's epoch;
 \* confirmOffset and the producer acks are recomputed (with a single-member
-\* set a write is acknowledged at once).
+\* set a write is acknowledged at once).  The Kafka policies assign the
+\* record's epoch at its offset in the leader-epoch cache (Log.append).
 Write(p) ==
     /\ ActsAsMaster(p)
     /\ IF Cardinality(localSyncStateSet[p]) < MinInSyncReplicas
@@ -88,8 +94,9 @@ Write(p) ==
             /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
                                    SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])]
             /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
+            /\ epochFile' = [epochFile EXCEPT ![p] = WrittenEpochFile(p)]
             /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
-            /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, epochFile, dataProcVars, seen>>
+            /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataProcVars, seen>>
     /\ action' = PAct("Write", p)
 
 -----------------------------------------------------------------------------
@@ -127,10 +134,18 @@ Handshake(p) ==
                                localSyncStateSet, pendingAlter, nextMsg, seen>>
     /\ action' = PAct("Handshake", p)
 
+\* The slave's epoch file after copying entry e at its LEO: RocketMQ appends
+\* a new epoch where it starts (strict rule); Kafka's follower Log.append
+\* assigns the record's epoch at its offset (LeaderEpochFileCache.assign).
+\* @type: (Str, $entry) => Seq($entry);
+TransferredEpochFile(p, e) ==
+    IF Policy = "rocketmq" THEN EfAppend(epochFile[p], e[2], Len(log[p]))
+    ELSE KafkaAssign(epochFile[p], e[2], Len(log[p]), KafkaLeaderEpochOnElection)
+
 \* The master sends the next message from the slave's offset (one message
-\* per transfer, so a batch never crosses an epoch boundary); a new epoch is
-\* appended to the slave's epoch file at the offset where it starts; the
-\* slave's confirmOffset becomes min(the master's, its own new LEO).
+\* per transfer, so a batch never crosses an epoch boundary); the slave
+\* files its epoch (TransferredEpochFile); the slave's confirmOffset becomes
+\* min(the master's, its own new LEO).
 Transfer(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, TRANSFER)
@@ -139,7 +154,7 @@ Transfer(p) ==
                lg == Append(log[p], e)
            IN
            /\ AppendDurably(p, lg)
-           /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], e[2], Len(log[p]))]
+           /\ epochFile' = [epochFile EXCEPT ![p] = TransferredEpochFile(p, e)]
            /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
     /\ action' = PAct("Transfer", p)
     /\ outcome' = Out(OK)

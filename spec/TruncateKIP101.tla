@@ -1,25 +1,20 @@
 --------------------------- MODULE TruncateKIP101 ---------------------------
 (***************************************************************************)
-(* Truncation policy `kip101` (Kafka KIP-101; reference/truncation.py      *)
-(* kip101): the follower asks for the end of its last epoch: the leader's  *)
-(* LEO if that is the leader's last epoch too, else the start of the first *)
-(* leader epoch above it (the leader's LEO if none); it keeps              *)
-(* min(LEO, that).  An empty epoch file falls back to the high watermark.  *)
-(* Known unsafe with fast leader changes (KIP-279 -> LogMatching).         *)
+(* Truncation policy `kip101` (Kafka 0.11.0.0, KIP-101; reference/         *)
+(* truncation.py kip101).  ReplicaFetcherThread.buildLeaderEpochRequest    *)
+(* asks for the follower's latest epoch (UNDEFINED for an empty cache); the *)
+(* leader answers LeaderEpochFileCache.endOffsetFor (0.11.0.0, or 2.1.0    *)
+(* with KafkaLeaderEpochOnElection); ReplicaFetcherThread.maybeTruncate    *)
+(* truncates to the follower's high watermark when the answer is           *)
+(* UNDEFINED_EPOCH_OFFSET, else to min(answer, LEO).  Known unsafe with    *)
+(* fast leader changes (KIP-279 -> LogMatching).                           *)
 (***************************************************************************)
 EXTENDS EpochFile
 
-\* @type: (Seq($entry), Int, Int, Seq($entry), Int) => Int;
-TruncKIP101(local, leo, hw, remote, remoteLeo) ==
-    IF local = <<>> THEN Min2(hw, leo)
-    ELSE
-    LET asked == LastEpoch(local)
-        above == {j \in 1..Len(remote) : remote[j][1] > asked}
-        answer ==
-            IF remote # <<>> /\ remote[Len(remote)][1] = asked THEN remoteLeo
-            ELSE IF above = {} THEN remoteLeo
-            \* "the first" in file order: the smallest index above
-            ELSE remote[CHOOSE j \in above : \A k \in above : j <= k][2]
-    IN Min2(leo, answer)
+\* @type: (Seq($entry), Int, Int, Seq($entry), Int, Bool) => Int;
+TruncKIP101(local, leo, hw, remote, remoteLeo, v21) ==
+    LET answer == KafkaEndOffsetFor(remote, remoteLeo, KafkaLatestEpoch(local),
+                                    IF v21 THEN "2.1" ELSE "0.11")[2]
+    IN IF answer = Undefined THEN Min2(hw, leo) ELSE Min2(answer, leo)
 
 =============================================================================

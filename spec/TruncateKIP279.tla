@@ -1,41 +1,46 @@
 --------------------------- MODULE TruncateKIP279 ---------------------------
 (***************************************************************************)
-(* Truncation policy `kip279` (Kafka KIP-279; reference/truncation.py      *)
-(* kip279).  The reference iterates: the follower asks for epoch `asked`   *)
-(* (first its last epoch); the leader answers its largest epoch E <= asked *)
-(* (the last such entry of its file) with that epoch's end; if the         *)
-(* follower has E it keeps min(its own end of E, the leader's end); if the *)
-(* leader has no epoch <= asked it keeps 0; otherwise it asks again for    *)
-(* its largest epoch below E, and keeps 0 when it has none.                *)
+(* Truncation policy `kip279` (Kafka 2.0.0, KIP-279, or 2.1.0 with         *)
+(* KafkaLeaderEpochOnElection; reference/truncation.py kip279).            *)
+(* AbstractFetcherThread.getOffsetTruncationState: the follower asks for   *)
+(* its latest epoch; the leader answers endOffsetFor = <<E, end>>:         *)
+(*  - end UNDEFINED: truncate to the fetch offset (the high watermark the  *)
+(*    follower started from, or the offset of an earlier round) and stop;  *)
+(*  - the follower's own endOffsetFor(E) UNDEFINED: min(end, LEO), stop;   *)
+(*  - the follower's answer names E: min(its end, end, LEO), stop;         *)
+(*  - else it names a smaller epoch F: truncate to min(its end of F, LEO)  *)
+(*    and ask again (now F is its latest epoch).                           *)
 (*                                                                         *)
-(* Without recursion: the question for a local epoch `a` has the same     *)
-(* answer E(a) for every local epoch between E(a) and the one asked (no    *)
-(* leader epoch lies in between), so asking every local epoch from the     *)
-(* newest down stops at the same place as the reference's jumps.  The walk *)
-(* stops at the largest local epoch a with no leader epoch <= a (-> 0) or  *)
-(* with E(a) in the local file (-> the min of the two ends); no stop -> 0. *)
-(* This reads the local file as ordered by epoch, which EpochFileWellFormed*)
-(* (checked in the same runs) guarantees.                                  *)
+(* Without recursion: a round depends only on how many entries the         *)
+(* follower still has (an intermediate truncation keeps the entries up to  *)
+(* F's), so Kip279Round(..., i) is the round with the first i entries.  A  *)
+(* round at i that asks again jumps to F's entry k < i, and every round    *)
+(* between k and i would make the same jump (no leader epoch lies between  *)
+(* E and the epochs asked there, no follower epoch between F and E), so   *)
+(* the walk from the last entry stops at the largest i whose round stops;  *)
+(* the round of the first entry always stops.  This reads the file as      *)
+(* ordered, which EpochFileWellFormed (checked in the same runs) ensures.  *)
 (***************************************************************************)
 EXTENDS EpochFile
 
-\* The leader's answer to "asked": the index of its last entry with epoch <= asked, 0 if none.
-\* @type: (Seq($entry), Int) => Int;
-LeaderAnswer(remote, asked) ==
-    LET below == {j \in 1..Len(remote) : remote[j][1] <= asked} IN
-    IF below = {} THEN 0 ELSE MaxOf(below)
+\* The round with the follower's first i entries (its LEO then the end of
+\* entry i): the point it truncates to and stops at, or -1: it asks again.
+\* @type: (Seq($entry), Int, Int, Seq($entry), Int, Bool, Int) => Int;
+Kip279Round(local, leo, hw, remote, remoteLeo, v21, i) ==
+    LET version == IF v21 THEN "2.1" ELSE "2.0"
+        li == EndOf(local, i, leo)
+        leader == KafkaEndOffsetFor(remote, remoteLeo, local[i][1], version)
+        follower == KafkaEndOffsetFor(SubSeq(local, 1, i), li, leader[1], version)
+    IN IF leader[2] = Undefined THEN (IF i = Len(local) THEN Min2(hw, leo) ELSE li)
+       ELSE IF follower[2] = Undefined THEN Min2(leader[2], li)
+       ELSE IF follower[1] = leader[1] THEN Min2(Min2(follower[2], leader[2]), li)
+       ELSE -1
 
-\* @type: (Seq($entry), Int, Int, Seq($entry), Int) => Int;
-TruncKIP279(local, leo, hw, remote, remoteLeo) ==
+\* An empty cache asks UNDEFINED_EPOCH, answered UNDEFINED: the high watermark.
+\* @type: (Seq($entry), Int, Int, Seq($entry), Int, Bool) => Int;
+TruncKIP279(local, leo, hw, remote, remoteLeo, v21) ==
     IF local = <<>> THEN Min2(hw, leo)
-    ELSE
-    LET localEpochs == {local[i][1] : i \in 1..Len(local)}
-        Stops(a) == LET j == LeaderAnswer(remote, a) IN j = 0 \/ HasEpoch(local, remote[j][1])
-        stops == {a \in localEpochs : Stops(a)}
-    IN IF stops = {} THEN 0
-       ELSE LET a == MaxOf(stops)
-                j == LeaderAnswer(remote, a)
-            IN IF j = 0 THEN 0
-               ELSE Min2(EndOf(local, EntryOf(local, remote[j][1]), leo), EndOf(remote, j, remoteLeo))
+    ELSE LET stops == {i \in 1..Len(local) : Kip279Round(local, leo, hw, remote, remoteLeo, v21, i) # -1}
+         IN Kip279Round(local, leo, hw, remote, remoteLeo, v21, MaxOf(stops))
 
 =============================================================================

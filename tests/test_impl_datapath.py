@@ -5,6 +5,7 @@ elections, for every truncation policy and option variant."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from typing import Any
@@ -103,10 +104,10 @@ def test_truncation_policies_agree_with_the_reference_on_random_files() -> None:
             k = rng.randint(1, len(remote))
             local = tuple(e for e in remote[:k] if e[1] < leo) or local
         hw = rng.randint(0, leo)
-        for policy, truncate in IMPL_TRUNCATE.items():
-            expected = REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo)
-            got = truncate(_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo)
-            assert got == expected, (policy, local, leo, hw, remote, remote_leo)
+        for (policy, truncate), v21 in itertools.product(IMPL_TRUNCATE.items(), (False, True)):
+            expected = REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21)
+            got = truncate(_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
+            assert got == expected, (policy, v21, local, leo, hw, remote, remote_leo)
 
 
 # ---- commit log ----------------------------------------------------------------------------------------
@@ -276,3 +277,67 @@ def test_write_outcomes_and_handshake_through_the_engine() -> None:
     assert v["epochFile"] == {"p1": [(1, 0)], "p2": [(1, 0)]}
     with pytest.raises(NotEnabled):
         impl.step({"tag": "Ack", "process": "p2"})  # nothing new to report
+
+
+def test_kafka_assign_agrees_with_the_reference_on_random_files() -> None:
+    """LeaderEpochFileCache.assign, both versions, on ordered files and any (epoch, start)."""
+    rng = random.Random(11)
+    for _ in range(2000):
+        entries = _random_epochs(rng, rng.randint(0, 9))
+        epoch, start, v21 = rng.randint(1, 8), rng.randint(0, 12), rng.random() < 0.5
+        f = _epoch_file(list(entries))
+        f.kafka_assign(epoch, start, v21)
+        assert tuple(f.entries()) == ref_epochs.kafka_assign(entries, epoch, start, v21), (entries, epoch, start, v21)
+
+
+# Kafka's fallbacks, worked by hand from the cited code (spec/README.md, "Kafka's truncation in this model"):
+# (policy, local file, LEO, high watermark, leader's file, leader's LEO) -> point without / with KAFKA-7415.
+KAFKA_FALLBACKS = {
+    # 0.11.0.0: epoch 1 is below the leader's first epoch: UNDEFINED -> the high watermark; 2.1.0: (1, 0)
+    "kip101-below-first-epoch": (("kip101", ((1, 0),), 2, 1, ((2, 0),), 3), (1, 0)),
+    # asks 4, the leader answers (3, 4); the follower names 2: truncates to 3, asks 2, both name 1: min(2, 2, 3)
+    "kip279-intermediate-round": (("kip279", ((1, 0), (2, 2), (4, 3)), 5, 0, ((1, 0), (3, 2), (5, 4)), 6), (2, 2)),
+    # the leader answers (1, 1); the follower has nothing at or below 1: 2.0.0 -> min(1, LEO), 2.1.0 -> (1, 0)
+    "kip279-follower-undefined": (("kip279", ((2, 0),), 2, 0, ((1, 0), (3, 1)), 3), (1, 0)),
+    # round 1 truncates to 2; round 2 asks 1, below the leader's first epoch: 2.0.0 UNDEFINED -> the fetch offset 2
+    "kip279-undefined-after-a-round": (("kip279", ((1, 0), (3, 2)), 4, 0, ((2, 0), (4, 1)), 3), (2, 0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KAFKA_FALLBACKS))
+def test_kafka_fallbacks_on_both_engines(case: str) -> None:
+    (policy, local, leo, hw, remote, remote_leo), expected = KAFKA_FALLBACKS[case]
+    for v21, want in zip((False, True), expected):
+        assert REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21) == want, (case, v21)
+        got = IMPL_TRUNCATE[policy](_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
+        assert got == want, (case, v21)
+
+
+def _spec_kip279(local: tuple, leo: int, hw: int, remote: tuple, remote_leo: int, v21: bool) -> int:
+    """TruncateKIP279.tla as written: the round of the largest stopping prefix (Kip279Round)."""
+    version = "2.1" if v21 else "2.0"
+    if not local:
+        return min(hw, leo)
+
+    def round_(i: int) -> int:
+        li = ref_epochs.end_of(local, i - 1, leo)
+        epoch, end = ref_epochs.kafka_end_offset_for(remote, remote_leo, local[i - 1][0], version)
+        own_epoch, own_end = ref_epochs.kafka_end_offset_for(local[:i], li, epoch, version)
+        if end == -1:
+            return min(hw, leo) if i == len(local) else li
+        if own_end == -1:
+            return min(end, li)
+        return min(own_end, end, li) if own_epoch == epoch else -1
+
+    return round_(max(i for i in range(1, len(local) + 1) if round_(i) != -1))
+
+
+def test_kip279_spec_prefix_walk_is_the_fetcher_loop() -> None:
+    """The spec's recursion-free TruncKIP279 and the reference's rounds agree on random ordered files."""
+    rng = random.Random(3)
+    for _ in range(20000):
+        leo, remote_leo = rng.randint(0, 9), rng.randint(0, 9)
+        local, remote = _random_epochs(rng, leo), _random_epochs(rng, remote_leo)
+        hw, v21 = rng.randint(0, leo), rng.random() < 0.5
+        args = (local, leo, hw, remote, remote_leo, v21)
+        assert REF_TRUNCATE["kip279"](*args) == _spec_kip279(*args), args

@@ -145,13 +145,15 @@ class ControllerMachine(ModelsAgree):
 
 class DataMachine(SystemMachine):
     """SystemMachine plus the data path, under the safe options of MODEL.md §6 with each truncation policy
-    that must keep them (``rocketmq``, ``kip279``) and synchronous or asynchronous learners: every
-    invariant must hold. Operator-only requests that can put a lagging member in the set are left out,
-    as are the arbitrary AlterSyncStateSet rules of the parent (the data path's Expand/Shrink replace them)."""
+    that must keep them (``rocketmq``, ``kip279`` with Kafka 2.0.0's or 2.1.0's epoch cache) and synchronous
+    or asynchronous learners: every invariant must hold. Operator-only requests that can put a lagging member
+    in the set are left out, as are the arbitrary AlterSyncStateSet rules of the parent (the data path's
+    Expand/Shrink replace them)."""
 
-    @initialize(policy=st.sampled_from(["rocketmq", "kip279"]), learner=st.booleans())
-    def start(self, policy: str, learner: bool) -> None:
-        options = Options(policy=policy, async_learners=frozenset({"p3"}) if learner else frozenset())
+    @initialize(policy=st.sampled_from(["rocketmq", "kip279"]), learner=st.booleans(), kafka21=st.booleans())
+    def start(self, policy: str, learner: bool, kafka21: bool) -> None:
+        options = Options(policy=policy, async_learners=frozenset({"p3"}) if learner else frozenset(),
+                          kafka_leader_epoch_on_election=kafka21)
         config = Config(self.processes, options)
         self.ref, self.impl = make_engine("reference", config), make_engine("impl", config)
         self.before = self._agreed_variables()

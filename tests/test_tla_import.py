@@ -125,11 +125,11 @@ def test_tlc_counterexample_replays_to_the_same_violation_on_both_models(tmp_pat
 def test_init_registered_trace_gets_the_registration_steps(tmp_path: Path) -> None:
     imported, path = _import(KIP101, "MC_neg_kip101", tmp_path)
     tags = [s["action"]["tag"] for s in imported.states]
-    assert imported.prefix == 12 and len(parse_tlc_trace(KIP101)) == 12
+    assert imported.prefix == 12 and len(parse_tlc_trace(KIP101)) == 10
     p_first = min(imported.states[-1]["metaFile"], key=imported.states[-1]["metaFile"].get)
     assert tags[1:7] == ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister", "SendHeartbeat"]
     assert imported.states[1]["action"]["process"] == p_first
-    assert load_trace(path).meta["expect"] == {"violation": "LogMatching", "state": 23}
+    assert load_trace(path).meta["expect"] == {"violation": "LogMatching", "state": 21}
     results = replay_both(path)
     assert all(r.status == PASS for r in results), [r.describe() for r in results]
 

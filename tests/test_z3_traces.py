@@ -21,13 +21,14 @@ def test_committed_traces_are_what_the_command_writes(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["z3-truncation", "--write-traces", str(tmp_path)])
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == sorted(p.name for p in Z3_TRACES.iterdir()) == ["hw-truncation-step.itf.json", "kip101-truncation-step.itf.json"]
+    assert written == sorted(p.name for p in Z3_TRACES.iterdir()) == [
+        "hw-truncation-step.itf.json", "kip101-truncation-step.itf.json", "kip279-truncation-step.itf.json"]
     for name in written:
         assert (tmp_path / name).read_text() == (Z3_TRACES / name).read_text(), name
 
 
 @pytest.mark.parametrize("engine", ["reference", "impl"])
-@pytest.mark.parametrize("policy", ["kip101", "hw"])
+@pytest.mark.parametrize("policy", ["kip101", "kip279", "hw"])
 def test_counterexample_replays_and_breaks_the_common_prefix(policy: str, engine: str) -> None:
     path = Z3_TRACES / f"{policy}-truncation-step.itf.json"
     doc = json.loads(path.read_text())
@@ -51,8 +52,8 @@ def _int(n: int) -> dict:
 
 
 def _safe_policy_on_the_same_input(doc: dict) -> None:
-    """kip279 on the kip101 input cuts to the common prefix: the expected violation does not happen."""
-    doc["#meta"]["policy"] = "kip279"
+    """rocketmq on the kip101 input cuts to the common prefix: the expected violation does not happen."""
+    doc["#meta"]["policy"] = "rocketmq"
     doc["#meta"]["expect"]["truncationPoint"] = 1
     state = doc["states"][1]
     state["outcome"]["truncateOffset"] = _int(1)
