@@ -212,11 +212,10 @@ class ReplicasManager:
         self.acks = {}
         self.pending_alter = None
         if master_id == self.broker_id:
-            # changeToMaster: the epoch file records (epoch, LEO) unless neither grows
             self.role = _MASTER
             self.ha_state = _HA_NONE
             self.sync_state_set = response.body
-            process.epoch_file.append(epoch, len(process.commit_log.entries))
+            self._new_master_epoch_file(epoch)
             process.on_become_master(process.name, epoch)
             self._settle()
         else:
@@ -224,6 +223,16 @@ class ReplicasManager:
             self.role = _SLAVE
             self.ha_state = _HA_READY
             self.sync_state_set = frozenset()
+
+    def _new_master_epoch_file(self, epoch: int) -> None:
+        """NewMasterEpochFile: ``rocketmq``: haService.changeToMaster's rule (its refusal is ignored, as
+        ReplicasManager.changeToMaster does); the Kafka policies: the leader-epoch cache append."""
+        process = self._process
+        leo = len(process.commit_log.entries)
+        if process.broker_set.config.policy == "rocketmq":
+            process.epoch_file.change_to_master(epoch, leo)
+        else:
+            process.epoch_file.append(epoch, leo)
 
     def load_meta_file(self) -> None:
         """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id. A meta file
@@ -554,9 +563,23 @@ class ReplicasManager:
         master._settle()
         return {"code": "OK", "truncateOffset": point}
 
+    def _transfer_epoch_entry(self, peer: BrokerProcess, leo: int) -> tuple[int, int]:
+        """CanTransferFrom + TransferEpochFile: the epoch entry the slave appends with the message at
+        ``leo``. ``rocketmq``: the master's entry containing the offset, carried in the packet header
+        (AutoSwitchHAConnection: none, no data is sent); the Kafka policies: the message's epoch where it
+        starts."""
+        if peer.broker_set.config.policy == "rocketmq":
+            ef = peer.epoch_file
+            i = ef.entry_at_offset(leo)
+            if i < 0:
+                raise IllegalStateError(f"{peer.name} has no epoch entry for offset {leo}")
+            return ef.epochs[i], ef.starts[i]
+        return peer.commit_log.entries[leo][1], leo
+
     def transfer(self) -> None:
-        """Transfer: the next message from the master (a batch of one never crosses an epoch boundary); a new
-        epoch is appended to the epoch file where it starts; confirmOffset := min(master's, own LEO)."""
+        """Transfer: the next message from the master (a batch of one never crosses an epoch boundary) with
+        the epoch entry of ``_transfer_epoch_entry``, appended with the strict rule (result ignored);
+        confirmOffset := min(master's, own LEO)."""
         peer, _ = self._link(_HA_TRANSFER)
         process = self._process
         log = process.commit_log
@@ -564,11 +587,9 @@ class ReplicasManager:
         source = peer.commit_log.entries
         if leo >= len(source):
             raise IllegalStateError(f"{process.name} has all of the master's log")
-        entry = source[leo]
-        epoch_file = process.epoch_file
-        if not epoch_file.epochs or entry[1] != epoch_file.epochs[-1]:
-            epoch_file.append(entry[1], leo)
-        log.append(entry, not process.broker_set.config.async_flush)
+        epoch, start = self._transfer_epoch_entry(peer, leo)
+        process.epoch_file.append(epoch, start)
+        log.append(source[leo], not process.broker_set.config.async_flush)
         confirm = min(peer.confirm_offset, leo + 1)
         if confirm != process.confirm_offset:
             process.set_confirm_offset(confirm)

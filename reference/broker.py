@@ -59,8 +59,7 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
     """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
     local one. Either way the process follows the named master and drops its HA connections.
-    changeToMaster appends (epoch, LEO) to the epoch file (refused unless both grow), adopts the answer's
-    syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
+    changeToMaster updates the epoch file (``new_master_epochs``), adopts the answer's syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
     history. changeToSlave leaves the slave READY to hand-shake with the new master."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
@@ -72,8 +71,17 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     if master_id != proc.broker_id:
         return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
-    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=epochs.append(proc.epochs, epoch, proc.leo), **common)
+    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members,
+                  epochs=new_master_epochs(proc.epochs, epoch, proc.leo, opts), **common)
     return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+
+
+def new_master_epochs(ef: epochs.Epochs, epoch: int, leo: int, opts: Options) -> epochs.Epochs:
+    """NewMasterEpochFile: ``rocketmq``: changeToMaster's rule (a refusal is ignored by the caller, the
+    process becomes master all the same); the Kafka policies: the leader-epoch cache append."""
+    if opts.policy == "rocketmq":
+        return epochs.change_to_master(ef, epoch, leo)
+    return epochs.append(ef, epoch, leo)
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:

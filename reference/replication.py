@@ -71,14 +71,27 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     return s, frozendict(code=codes.OK, truncateOffset=point)
 
 
+def _transfer_epochs(proc: Process, master: Process, opts: Options) -> epochs.Epochs | None:
+    """CanTransferFrom + TransferEpochFile: the slave's epoch file after receiving the message at its LEO,
+    None when the master sends nothing. ``rocketmq``: the header carries the master's entry containing the
+    offset (none: no data is sent), appended with the strict rule; the Kafka policies: the message's epoch
+    where it starts."""
+    if opts.policy == "rocketmq":
+        entry = epochs.entry_at_offset(master.epochs, proc.leo)
+        return None if entry is None else epochs.append(proc.epochs, *entry)
+    return epochs.append(proc.epochs, master.log[proc.leo][1], proc.leo)
+
+
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
-    an epoch boundary); a new epoch is appended to the slave's epoch file at the offset it starts; the
-    slave's confirmOffset becomes min(the master's, its own LEO)."""
+    an epoch boundary) with the epoch entry of ``_transfer_epochs``; the slave's confirmOffset becomes
+    min(the master's, its own LEO)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
     require(proc.leo < master.leo, f"{p} has all of the master's log")
+    ef = _transfer_epochs(proc, master, opts)
+    require(ef is not None, f"{p}'s master has no epoch entry for offset {proc.leo}")
     entry = master.log[proc.leo]
-    proc = _with_log(evolve(proc, epochs=epochs.append(proc.epochs, entry[1], proc.leo)), proc.log + (entry,), opts)
+    proc = _with_log(evolve(proc, epochs=ef), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
     return with_process(s, p, proc), OK
 

@@ -9,6 +9,11 @@
 EXTENDS EpochFile
 
 CONSTANTS
+    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279"; it also
+    \* selects the epoch-file rules of a new master and of a transfer (the
+    \* RocketMQ code's, or Kafka's leader-epoch cache).
+    \* @type: Str;
+    Policy,
     \* acks=all: a message is acknowledged (and confirmOffset moves) only when
     \* every member of the syncStateSet has it.  FALSE: InSyncReplicas copies.
     \* @type: Bool;
@@ -24,6 +29,8 @@ CONSTANTS
     \* connection (without it, a disconnected member is skipped).
     \* @type: Bool;
     ConfirmFreezeFix
+
+Policies == {"rocketmq", "hw", "kip101", "kip279"}
 
 \* A master's AlterSyncStateSet whose outcome it does not know yet (reference
 \* PendingAlter); `delivered`: the answer is on its way (AlterArrives);

@@ -271,10 +271,20 @@ SettledAcked(p, lss, pend, lg, ak) ==
 \* epoch greater than the local one (role changes are fenced by epoch).
 \* Either way the process follows the named master, forgets its acks and
 \* its alter in flight, and its own HA connections break (DroppedHa/Acks).
-\* changeToMaster appends <<epoch, LEO>> to the epoch file (refused unless
-\* both grow), adopts the answer's syncStateSet, recomputes confirmOffset and
+\* changeToMaster updates the epoch file (NewMasterEpochFile), adopts the answer's syncStateSet, recomputes confirmOffset and
 \* acks, and records <<epoch, p>> in the ghost history.  changeToSlave
 \* leaves the slave READY to hand-shake with the new master.
+\* The epoch file of a process that becomes master in `epoch` with LEO
+\* `leo`: under `rocketmq` AutoSwitchHAService.changeToMaster (EfChangeToMaster:
+\* refused below the last epoch, else the suffix from `epoch` is dropped and
+\* <<epoch, LEO>> appended); under the Kafka policies the leader-epoch cache
+\* append (EfAppend).  ReplicasManager.changeToMaster ignores a refusal: the
+\* process becomes master all the same.
+\* @type: (Seq($entry), Int, Int) => Seq($entry);
+NewMasterEpochFile(ef, epoch, leo) ==
+    IF Policy = "rocketmq" THEN EfChangeToMaster(ef, epoch, leo)
+    ELSE EfAppend(ef, epoch, leo)
+
 \* @type: (Str, $outcome) => Bool;
 AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
 
@@ -293,7 +303,7 @@ AdoptRole(p, o) ==
          /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
          /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = IF isMaster THEN HA_NONE ELSE READY]
          /\ IF isMaster
-            THEN /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], o.masterEpoch, Len(log[p]))]
+            THEN /\ epochFile' = [epochFile EXCEPT ![p] = NewMasterEpochFile(epochFile[p], o.masterEpoch, Len(log[p]))]
                  /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks)]
                  /\ acked' = SettledAcked(p, lss, NoPending, log[p], NoAcks)
                  /\ masterHistory' = masterHistory \cup {<<o.masterEpoch, p>>}

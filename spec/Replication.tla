@@ -18,9 +18,6 @@
 EXTENDS Broker, TruncateRocketMQ, TruncateHW, TruncateKIP101, TruncateKIP279
 
 CONSTANTS
-    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279".
-    \* @type: Str;
-    Policy,
     \* A master refuses writes while its local syncStateSet is smaller.
     \* @type: Int;
     MinInSyncReplicas,
@@ -34,7 +31,6 @@ CONSTANTS
 
 IN_SYNC_REPLICAS_NOT_ENOUGH == "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT == "NO_CONSISTENT_POINT"
-Policies == {"rocketmq", "hw", "kip101", "kip279"}
 
 \* The offset a slave keeps when it hand-shakes (-1: none, cannot sync).
 \* @type: (Seq($entry), Int, Int, Seq($entry), Int) => Int;
@@ -127,19 +123,40 @@ Handshake(p) ==
                                localSyncStateSet, pendingAlter, nextMsg, seen>>
     /\ action' = PAct("Handshake", p)
 
+\* The master q can send the message at offset `off` (`rocketmq`: its epoch
+\* file has an entry containing `off`, findEpochEntryByOffset; without one
+\* AutoSwitchHAConnection sends no data and retries).
+\* @type: (Str, Int) => Bool;
+CanTransferFrom(q, off) ==
+    IF Policy = "rocketmq" THEN EntryAtOffset(epochFile[q], off) > 0 ELSE TRUE
+
+\* The slave's epoch file after receiving the message at offset `off` from
+\* master q: under `rocketmq` the packet header carries the master's entry
+\* for `off` (epoch, epochStartOffset) and the slave appends it with the
+\* strict rule, result ignored (AutoSwitchHAClient TRANSFER): the file is a
+\* copy of the master's entries, not of the messages' (ghost) epochs.  Under
+\* the Kafka policies the message's epoch is appended where it starts.
+\* @type: (Str, Str, Int) => Seq($entry);
+TransferEpochFile(p, q, off) ==
+    IF Policy = "rocketmq"
+    THEN LET me == epochFile[q][EntryAtOffset(epochFile[q], off)]
+         IN EfAppend(epochFile[p], me[1], me[2])
+    ELSE EfAppend(epochFile[p], log[q][off + 1][2], off)
+
 \* The master sends the next message from the slave's offset (one message
-\* per transfer, so a batch never crosses an epoch boundary); a new epoch is
-\* appended to the slave's epoch file at the offset where it starts; the
-\* slave's confirmOffset becomes min(the master's, its own new LEO).
+\* per transfer, so a batch never crosses an epoch boundary), with the epoch
+\* entry of TransferEpochFile; the slave's confirmOffset becomes min(the
+\* master's, its own new LEO).
 Transfer(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, TRANSFER)
         /\ Len(log[p]) < Len(log[q])
+        /\ CanTransferFrom(q, Len(log[p]))
         /\ LET e == log[q][Len(log[p]) + 1]
                lg == Append(log[p], e)
            IN
            /\ AppendDurably(p, lg)
-           /\ epochFile' = [epochFile EXCEPT ![p] = EfAppend(epochFile[p], e[2], Len(log[p]))]
+           /\ epochFile' = [epochFile EXCEPT ![p] = TransferEpochFile(p, q, Len(log[p]))]
            /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
     /\ action' = PAct("Transfer", p)
     /\ outcome' = Out(OK)
