@@ -33,6 +33,8 @@ OPTION_FIELDS = {
     "asyncLearners": "async_learners",
     "unionAckFix": "union_ack_fix",
     "confirmFreezeFix": "confirm_freeze_fix",
+    "confirmShortcutFix": "confirm_shortcut_fix",
+    "confirmZeroAckFix": "confirm_zero_ack_fix",
 }
 
 

@@ -63,6 +63,8 @@ class ImplSystem:
         async_learners: Iterable[str] = frozenset(),
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
+        confirm_shortcut_fix: bool = True,
+        confirm_zero_ack_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
     ) -> None:
@@ -89,6 +91,8 @@ class ImplSystem:
                 async_learners,
                 union_ack_fix,
                 confirm_freeze_fix,
+                confirm_shortcut_fix,
+                confirm_zero_ack_fix,
             )
         )
         self._processes: dict[str, BrokerProcess] = {}

@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from .protocol import Response
 
 
+# The event of a master step, for confirmOffset (reference ``acks``): nothing that recomputes it; an ack
+# from a slave in the local set; setSyncStateSet or changeToMaster.
+NO_RECOMPUTE = "none"
+ACK_RECOMPUTE = "ack"
+SET_RECOMPUTE = "set"
+
+
 class HAState(StrEnum):
     """HA connection state of a slave; NONE for a process that is not a slave."""
 
@@ -42,6 +49,8 @@ class HAConfig:
         "async_learners",
         "union_ack_fix",
         "confirm_freeze_fix",
+        "confirm_shortcut_fix",
+        "confirm_zero_ack_fix",
     )
 
     def __init__(
@@ -54,6 +63,8 @@ class HAConfig:
         async_learners: Iterable[str] = (),
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
+        confirm_shortcut_fix: bool = True,
+        confirm_zero_ack_fix: bool = True,
     ) -> None:
         if policy not in TRUNCATE:
             raise ValueError(f"unknown truncation policy {policy!r}; expected one of {', '.join(TRUNCATE)}")
@@ -66,6 +77,8 @@ class HAConfig:
         self.async_learners = frozenset(async_learners)
         self.union_ack_fix = union_ack_fix
         self.confirm_freeze_fix = confirm_freeze_fix
+        self.confirm_shortcut_fix = confirm_shortcut_fix
+        self.confirm_zero_ack_fix = confirm_zero_ack_fix
 
 
 class PendingAlter:

@@ -14,7 +14,7 @@ from frozendict import frozendict
 
 from . import codes, epochs
 from . import controller as ctl
-from .acks import settle_master
+from .acks import NO_RECOMPUTE, SET_RECOMPUTE, settle_master
 from .precondition import require
 from .state import (
     APPLY_FAILED,
@@ -73,7 +73,7 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     members = outcome["syncStateSet"]
     proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members,
                   epochs=new_master_epochs(proc.epochs, epoch, proc.leo, opts), **common)
-    return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+    return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts, SET_RECOMPUTE)
 
 
 def new_master_epochs(ef: epochs.Epochs, epoch: int, leo: int, opts: Options) -> epochs.Epochs:
@@ -180,11 +180,12 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
     s = _adopt_role(s, p, answer, opts)
     proc = s.procs[p]
     if proc.role == MASTER and answer["masterId"] == proc.meta_file and answer["masterEpoch"] == proc.local_master_epoch:
-        if answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch:
+        newer = answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch
+        if newer:
             proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
         if proc.pending_alter is not None and not proc.pending_alter.delivered:
             proc = evolve(proc, pending_alter=None)
-        s = settle_master(with_process(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts, SET_RECOMPUTE if newer else NO_RECOMPUTE)
     return s, answer
 
 
@@ -208,7 +209,7 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     s = evolve(s, controller=c)
     if answer["code"] == codes.SUCCESS and not lost:
         proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=new_set)
-        s = settle_master(with_process(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts, SET_RECOMPUTE)
     return s, answer
 
 

@@ -168,3 +168,7 @@ class Options:
     async_learners: frozenset[str] = frozenset()
     union_ack_fix: bool = True  # RocketMQ #5663: count acks against local ∪ proposed set while an alter is in flight
     confirm_freeze_fix: bool = True  # RocketMQ #6662: freeze confirmOffset while a set member has no connection
+    # hypothetical (False = RocketMQ at the snapshot): getConfirmOffset's one-member shortcut reads the counted set
+    confirm_shortcut_fix: bool = True
+    # hypothetical (False = RocketMQ at the snapshot): computeConfirmOffset counts acks of 0 too
+    confirm_zero_ack_fix: bool = True

@@ -257,11 +257,12 @@ DroppedAcks(id) ==
                          THEN Forget(acks[q], id) ELSE acks[q]]
 
 \* settle_master: after a step of master p that gave it syncStateSet `lss`,
-\* alter in flight `pend`, log `lg` and acks `ak`: its new confirmOffset, and
-\* the ghost `acked` with the messages now acknowledged (Acks.tla).
-\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Int;
-SettledConfirm(p, lss, pend, lg, ak) ==
-    MasterConfirm(metaFile[p], lss, pend, Len(lg), ak, confirmOffset[p])
+\* alter in flight `pend`, log `lg` and acks `ak`, with event `rc`: its new
+\* confirmOffset, and the ghost `acked` with the messages now acknowledged
+\* (Acks.tla).
+\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int, Str) => Int;
+SettledConfirm(p, lss, pend, lg, ak, rc) ==
+    MasterConfirm(metaFile[p], lss, pend, Len(lg), ak, confirmOffset[p], rc)
 
 \* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Set(Int);
 SettledAcked(p, lss, pend, lg, ak) ==
@@ -304,7 +305,7 @@ AdoptRole(p, o) ==
          /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = IF isMaster THEN HA_NONE ELSE READY]
          /\ IF isMaster
             THEN /\ epochFile' = [epochFile EXCEPT ![p] = NewMasterEpochFile(epochFile[p], o.masterEpoch, Len(log[p]))]
-                 /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks)]
+                 /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks, SET_RECOMPUTE)]
                  /\ acked' = SettledAcked(p, lss, NoPending, log[p], NoAcks)
                  /\ masterHistory' = masterHistory \cup {<<o.masterEpoch, p>>}
             ELSE UNCHANGED <<epochFile, confirmOffset, acked, masterHistory>>
@@ -455,7 +456,8 @@ SyncReplicaInfo(p) ==
                /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
                /\ pendingAlter' = [pendingAlter EXCEPT ![p] = pend]
                /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, lss, pend, log[p], acks[p])]
+                                      SettledConfirm(p, lss, pend, log[p], acks[p],
+                                                     IF newer THEN SET_RECOMPUTE ELSE NO_RECOMPUTE)]
                /\ acked' = SettledAcked(p, lss, pend, log[p], acks[p])
                /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks, epochFile>>
           ELSE UNCHANGED roleVars
@@ -489,7 +491,7 @@ SendAlterSyncStateSet(p, newSet, lost) ==
           THEN /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = r.out.syncStateSetEpoch]
                /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = newSet]
                /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, newSet, pendingAlter[p], log[p], acks[p])]
+                                      SettledConfirm(p, newSet, pendingAlter[p], log[p], acks[p], SET_RECOMPUTE)]
                /\ acked' = SettledAcked(p, newSet, pendingAlter[p], log[p], acks[p])
           ELSE UNCHANGED <<localSyncStateSetEpoch, localSyncStateSet, confirmOffset, acked>>
     /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]

@@ -63,26 +63,31 @@ SlaveLink(p, q, st) ==
     /\ ActsAsMaster(q)
     /\ localMasterEpoch[q] = localMasterEpoch[p]
 
+\* An ack of slave p recomputes master q's confirmOffset only when p is in
+\* q's LOCAL set (updateConfirmOffsetWhenSlaveAck).
+\* @type: (Str, Str) => Str;
+AckEvent(p, q) == IF metaFile[p] \in localSyncStateSet[q] THEN ACK_RECOMPUTE ELSE NO_RECOMPUTE
+
 -----------------------------------------------------------------------------
 (***************************************************************************)
 (* Producer writes.                                                        *)
 (***************************************************************************)
 
 \* A producer sends a new message to a master: refused with
-\* IN_SYNC_REPLICAS_NOT_ENOUGH while the local syncStateSet is smaller than
-\* MinInSyncReplicas (no state change), else appended in the master's epoch;
-\* confirmOffset and the producer acks are recomputed (with a single-member
-\* set a write is acknowledged at once).
+\* IN_SYNC_REPLICAS_NOT_ENOUGH while InSyncCount is below MinInSyncReplicas
+\* (no state change), else appended in the master's epoch; the producer acks
+\* are recomputed (with a single-member set a write is acknowledged at
+\* once), confirmOffset only as far as it is the LEO (no recompute event).
 Write(p) ==
     /\ ActsAsMaster(p)
-    /\ IF Cardinality(localSyncStateSet[p]) < MinInSyncReplicas
+    /\ IF InSyncCount(localSyncStateSet[p], pendingAlter[p]) < MinInSyncReplicas
        THEN /\ outcome' = Out(IN_SYNC_REPLICAS_NOT_ENOUGH)
             /\ UNCHANGED modelVars
        ELSE LET lg == Append(log[p], <<nextMsg, localMasterEpoch[p]>>) IN
             /\ AppendDurably(p, lg)
             /\ nextMsg' = nextMsg + 1
             /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                   SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])]
+                                   SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p], NO_RECOMPUTE)]
             /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
             /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
             /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, epochFile, dataProcVars, seen>>
@@ -116,7 +121,8 @@ Handshake(p) ==
                 /\ acks' = [acks EXCEPT ![q] = ak]
                 /\ confirmOffset' = [confirmOffset EXCEPT
                        ![p] = Min2(confirmOffset[p], point),
-                       ![q] = SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+                       ![q] = SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak,
+                                             AckEvent(p, q))]
                 /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
                 /\ outcome' = [Out(OK) EXCEPT !.truncateOffset = point]
                 /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, localMasterId,
@@ -171,7 +177,7 @@ Ack(p) ==
         /\ LET ak == SetKey(acks[q], metaFile[p], Len(log[p])) IN
            /\ acks' = [acks EXCEPT ![q] = ak]
            /\ confirmOffset' = [confirmOffset EXCEPT ![q] =
-                                  SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+                                  SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak, AckEvent(p, q))]
            /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
     /\ action' = PAct("Ack", p)
     /\ outcome' = Out(OK)
@@ -250,7 +256,8 @@ AlterArrives(p) ==
        /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
        /\ IF role[p] = MASTER
           THEN /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, lss, NoPending, log[p], acks[p])]
+                                      SettledConfirm(p, lss, NoPending, log[p], acks[p],
+                                                     IF applied THEN SET_RECOMPUTE ELSE NO_RECOMPUTE)]
                /\ acked' = SettledAcked(p, lss, NoPending, log[p], acks[p])
           ELSE UNCHANGED <<confirmOffset, acked>>
        /\ outcome' = Out(pd.code)

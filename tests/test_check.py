@@ -25,7 +25,7 @@ SPEC = Path(__file__).resolve().parent.parent / "spec"
 # worker; spec/README.md, "The explicit-state checker"): distinct states and depth. When TLC is present
 # the last test below recomputes them.
 TLC_COUNTS: dict[str, tuple[int, int]] = {
-    "MC_data_reg1": (39_872, 22),
+    "MC_data_reg1": (67_208, 28),
     "MC_data_reg1_kip279": (39_872, 22),
     "MC_data_reg1_kip101": (39_872, 22),
 }
@@ -37,6 +37,8 @@ NEGATIVE: dict[str, tuple[str, int]] = {
     "MC_neg_unclean": ("NoAckedMessageLost", 14),
     "MC_neg_hw_logmatching": ("LogMatching", 12),
     "MC_neg_kip101": ("LogMatching", 11),
+    "MC_neg_shortcut": ("NoPhantomRead", 7),
+    "MC_neg_zeroack": ("NoPhantomRead", 8),
 }
 
 

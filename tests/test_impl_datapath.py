@@ -237,6 +237,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "all-ack-off": {"all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
     "no-union-fix": {"union_ack_fix": False},
     "no-freeze-fix": {"confirm_freeze_fix": False},
+    "no-shortcut-fix": {"confirm_shortcut_fix": False},
+    "no-zero-ack-fix": {"confirm_zero_ack_fix": False},
     "unclean": {"enable_elect_unclean_master": True, "async_flush": True},
     "min-isr-2-learner": {"min_in_sync_replicas": 2, "async_learners": frozenset({"p3"})},
 }
