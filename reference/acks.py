@@ -34,10 +34,10 @@ def in_sync_count(proc: Process, opts: Options) -> int:
 
 
 def _compute_confirm(proc: Process, opts: Options) -> int:
-    """ComputeConfirm (AutoSwitchHAService.computeConfirmOffset): with the #6662 fix the stored value
-    while a counted member other than the master has no connection, else the least of the LEO and the
-    counted members' acks above 0 (all of them with the hypothetical ``confirm_zero_ack_fix``); without it (5.1.0) the least of the LEO and every counted connected
-    member's ack, 0 included."""
+    """ComputeConfirm (AutoSwitchHAService.computeConfirmOffset): with the #6662 fix the stored value while a
+    counted member other than the master has no connection, else the least of the LEO and the counted members'
+    acks above 0 (all of them with the hypothetical ``confirm_zero_ack_fix``); without it (5.1.0) the least of
+    the LEO and every counted connected member's ack, 0 included."""
     members = counted_set(proc, opts) - {proc.meta_file}
     connected = [proc.acks[b] for b in members if b in proc.acks]
     if opts.confirm_freeze_fix:
@@ -49,10 +49,11 @@ def _compute_confirm(proc: Process, opts: Options) -> int:
 
 def master_confirm(proc: Process, opts: Options, recompute: str) -> int:
     """MasterConfirm: ``rocketmq``: getConfirmOffset(), the LEO when the LOCAL set (with the hypothetical
-    ``confirm_shortcut_fix``: the counted set) has one member or allAckInSyncStateSet is off; otherwise the stored value, recomputed on an ack (ACK_RECOMPUTE, the
-    caller checks the slave is in the local set) and, with the #6662 fix, on setSyncStateSet and
-    changeToMaster (SET_RECOMPUTE). The Kafka policies: the least ack of the counted members recomputed
-    at every step, frozen while a member has no connection (#6662 fix) or skipping it."""
+    ``confirm_shortcut_fix``: the counted set) has one member or allAckInSyncStateSet is off; otherwise the
+    stored value, recomputed on an ack (ACK_RECOMPUTE, the caller checks the slave is in the local set) and,
+    with the #6662 fix, on setSyncStateSet and changeToMaster (SET_RECOMPUTE). The Kafka policies: the least
+    ack of the counted members recomputed at every step, frozen while a member has no connection (#6662 fix)
+    or skipping it."""
     if opts.policy == "rocketmq":
         shortcut_set = counted_set(proc, opts) if opts.confirm_shortcut_fix else proc.local_sync_state_set
         if not opts.all_ack_in_sync_state_set or len(shortcut_set) == 1:

@@ -57,10 +57,11 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 
 
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
-    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
-    local one. Either way the process follows the named master and drops its HA connections.
-    changeToMaster updates the epoch file (``new_master_epochs``), adopts the answer's syncStateSet ({itself} after an election) and recomputes confirmOffset; it is recorded in the ghost
-    history. changeToSlave leaves the slave READY to hand-shake with the new master."""
+    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the local
+    one. Either way the process follows the named master and drops its HA connections. changeToMaster updates
+    the epoch file (``new_master_epochs``), adopts the answer's syncStateSet ({itself} after an election) and
+    recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves the slave READY to
+    hand-shake with the new master."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
     if master_id == NO_MASTER or epoch <= proc.local_master_epoch:

@@ -74,7 +74,8 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
                   confirm_offset=min(proc.confirm_offset, point), ha_state=HA_TRANSFER)
     s = with_process(s, p, proc)
-    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, point))), q, opts, _ack_event(proc, master))
+    master_after = evolve(master, acks=master.acks.set(proc.meta_file, point))
+    s = settle_master(with_process(s, q, master_after), q, opts, _ack_event(proc, master))
     return s, frozendict(code=codes.OK, truncateOffset=point)
 
 
@@ -107,7 +108,8 @@ def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Ack: the slave reports its LEO; the master records it, recomputes confirmOffset and acks producers."""
     proc, q, master = _slave_link(s, p, HA_TRANSFER)
     require(master.acks.get(proc.meta_file) != proc.leo, f"{q} already has {p}'s offset")
-    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))), q, opts, _ack_event(proc, master))
+    master_after = evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))
+    s = settle_master(with_process(s, q, master_after), q, opts, _ack_event(proc, master))
     return s, OK
 
 
@@ -150,7 +152,8 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
-    applied = pending.code == codes.SUCCESS and proc.role == MASTER and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch
+    applied = (pending.code == codes.SUCCESS and proc.role == MASTER
+               and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch)
     if applied:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
     s = with_process(s, p, evolve(proc, pending_alter=None))
