@@ -258,6 +258,20 @@ def c6() -> Scenario:
     return c.write("pA", 1).expect(acked=frozenset({1, 2, 3, 4})).s
 
 
+def c7() -> Scenario:
+    c = Cluster("C7-confirm-moves-on-rocketmq-events", "C7: confirmOffset moves only where RocketMQ recomputes it: "
+                "A (master, set {A, B}) expands to C; while that is in flight B's ack recomputes it over {A, B, C} "
+                "(C still at 2), C's ack recomputes nothing (C is not in the local set), so message 3 is acked to "
+                "the producer but not yet visible; the controller's answer (setSyncStateSet) moves it to 3",
+                ("pA", "pB", "pC"))
+    c.start("pA").elect("pA", 1).start("pB").follow("pB", 0).start("pC").follow("pC", 0).join("pA", "pB")
+    c.write("pA", 2).replicate("pB", 2).replicate("pC", 2).expect(confirmOffset={"pA": 2, "pB": 0, "pC": 2})
+    c.do("Expand", "SUCCESS", process="pA", brokerId=3, lost=False)
+    c.write("pA", 1).replicate("pB", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2}))
+    c.replicate("pC", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2, 3}))
+    return c.do("AlterArrives", "SUCCESS", process="pA").expect(confirmOffset={"pA": 3, "pB": 2, "pC": 2}).s
+
+
 def union_ack_fix_off() -> Scenario:
     c = Cluster("rocketmq-5663-expand-without-union", "RocketMQ #5663: while the expansion to {A, B} is in flight the "
                 "controller already has B in the set, but A counts acks against {A} alone: a write is acked that B "
@@ -296,6 +310,7 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     **{f"kafka/K3-{p}": (lambda p=p: _k3(p)) for p in ("kip101", "kip279", "rocketmq")},
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
+    "controller/C7-confirm-moves-on-rocketmq-events": c7,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,
     "negative/all-ack-off-loses-acked": all_ack_off,
