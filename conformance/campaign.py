@@ -66,10 +66,6 @@ OPTION_SETS: dict[str, OptionSet] = {
     "union-off": OptionSet({"union_ack_fix": False}, breaks=("NoAckedMessageLost",)),  # RocketMQ #5663
     "unclean": OptionSet({"enable_elect_unclean_master": True}, breaks=("NoAckedMessageLost", "NoPhantomRead")),
     "freeze-off": OptionSet({"confirm_freeze_fix": False}, breaks=("NoPhantomRead",)),  # RocketMQ #6662
-    # RocketMQ at the snapshot: getConfirmOffset's one-member shortcut reads the local set (spec/README.md)
-    "shortcut-off": OptionSet({"confirm_shortcut_fix": False}, breaks=("NoPhantomRead",)),
-    # RocketMQ at the snapshot: computeConfirmOffset skips acks of 0 (spec/README.md)
-    "zero-ack-off": OptionSet({"confirm_zero_ack_fix": False}, breaks=("NoPhantomRead",)),
     "fast-leader": OptionSet({"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
                              FAST_LEADER, breaks=("NoAckedMessageLost", "NoPhantomRead")),
 }
