@@ -221,9 +221,9 @@ class Checker:
     def fingerprint(self, s: System) -> int:
         return min([hash(s)] + [hash(r.system(s)) for r in self.renamings])
 
-    def successors(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any]]]:
-        """(action, successor, outcome) for each action of Next enabled in ``s`` whose successor satisfies
-        the state constraint."""
+    def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
+        """(action, successor, outcome, whether the successor satisfies the state constraint) for each
+        action of Next enabled in ``s``."""
         write_enabled = s.next_msg <= self.max_msgs
         for action in self.actions:
             if action["tag"] == "Write" and not write_enabled:
@@ -232,7 +232,13 @@ class Checker:
                 w, outcome = step(s, action, self.opts)
             except NotEnabled:
                 continue
-            if self.in_model(w):
+            yield action, w, outcome, self.in_model(w)
+
+    def successors(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any]]]:
+        """(action, successor, outcome) for each action of Next enabled in ``s`` whose successor satisfies
+        the state constraint."""
+        for action, w, outcome, inside in self.steps(s):
+            if inside:
                 yield action, w, outcome
 
     def broken_invariant(self, v: Mapping[str, Any]) -> str | None:
@@ -265,7 +271,15 @@ class Checker:
             level: list[tuple[System, int]] = []
             for s, fp in frontier:
                 v = LazyVariables(s)  # the action properties read a few variables of s, for every transition
-                for _, w, _ in self.successors(s):
+                for _, w, _, inside in self.steps(s):
+                    if not inside:
+                        # TLC neither counts nor explores a successor past the state constraint, but it
+                        # evaluates the invariants on it (Worker.doNext): so does the checker
+                        if (name := self.broken_invariant(variables(w))) is not None:
+                            wfp = self.fingerprint(w)
+                            parent.setdefault(wfp, fp)
+                            return found(name, "invariant", self._chain(fp, parent) + [wfp])
+                        continue
                     generated += 1
                     wfp = self.fingerprint(w)
                     new = wfp not in parent
@@ -302,7 +316,7 @@ class Checker:
         states += [{"action": dict(a), "outcome": dict(o), **variables(t)} for a, o, t in start.prefix]
         for i, target in enumerate(chain[1:], 1):
             last_property = kind == "action property" and i == len(chain) - 1
-            for action, w, outcome in self.successors(s):
+            for action, w, outcome, _ in self.steps(s):  # the last state may lie past the constraint
                 if self.fingerprint(w) != target:
                     continue
                 if last_property and self.broken_property(LazyVariables(s), LazyVariables(w)) != name:

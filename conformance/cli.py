@@ -224,7 +224,8 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
 # The configurations `autoswitch check` runs by default (CI runs them too): every truncation policy, the safe
 # settings and each negative control of MODEL.md §6, each small enough for a few minutes in Python.
 SMALL_CONFIGS = ("MC_data_reg1", "MC_data_reg1_kip279", "MC_data_reg1_kip101", "MC_neg_hw_reg1", "MC_neg_union",
-                 "MC_neg_allack", "MC_neg_unclean", "MC_neg_hw_logmatching", "MC_neg_kip101", "MC_neg_kip279_noepoch")
+                 "MC_neg_allack", "MC_neg_unclean", "MC_neg_hw_logmatching", "MC_neg_kip101", "MC_neg_kip279_noepoch",
+                 "MC_neg_shortcut", "MC_neg_zeroack")
 
 
 @main.command()

@@ -38,6 +38,8 @@ OPTION_FIELDS = {
     "unionAckFix": "union_ack_fix",
     "confirmFreezeFix": "confirm_freeze_fix",
     "kafkaLeaderEpochOnElection": "kafka_leader_epoch_on_election",
+    "confirmShortcutFix": "confirm_shortcut_fix",
+    "confirmZeroAckFix": "confirm_zero_ack_fix",
 }
 
 

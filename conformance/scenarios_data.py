@@ -168,6 +168,23 @@ def t7() -> Scenario:
     return c.follow("pA", -1, "NO_CONSISTENT_POINT").expect(haState={"pA": "READY", "pB": "NONE"}).s
 
 
+def t8() -> Scenario:
+    c = _pair("T8-same-epoch-restart", "T8 (ROCKETMQ.md §8.6): B, master of epoch 2 with entries (1, 0), (2, 5) and 8 "
+              "messages that A copied, restarts before its heartbeat expires; the controller still names it master of "
+              "epoch 2, so changeToMaster(2) passes (equal to its last epoch), drops its entry of epoch 2 and appends "
+              "(2, 8): messages 5..7 now count as epoch 1. A finds no match at epoch 2, truncates to 5, the end of epoch "
+              "1 on its side, and copies 5..7 again (the master's entry for them is (1, 0)): nothing is lost")
+    c.write("pA", 5).replicate("pB", 5).die("pA").scan("pB", 2).write("pB", 3).back("pA").follow("pA", 5).replicate("pA", 3)
+    c.expect(epochFile={"pA": [(1, 0), (2, 5)], "pB": [(1, 0), (2, 5)]})
+    c.do("Crash", process="pB").do("Restart", process="pB", addr=ADDR["pB"]).do("LoadMetaFile", process="pB")
+    c.do("SendRegister", "SUCCESS", process="pB", lost=False)
+    c.expect(epochFile={"pA": [(1, 0), (2, 5)], "pB": [(1, 0), (2, 8)]}, role={"pA": "SLAVE", "pB": "MASTER"})
+    log = _log(5, [(6, 2), (7, 2), (8, 2)])
+    c.follow("pA", 5).replicate("pA", 3).expect(log={"pA": log, "pB": log}, epochFile={"pA": [(1, 0)], "pB": [(1, 0), (2, 8)]})
+    c.write("pB", 1).replicate("pA", 1)
+    return c.expect(epochFile={"pA": [(1, 0), (2, 8)], "pB": [(1, 0), (2, 8)]}).s
+
+
 def _k1(policy: str) -> Scenario:
     hw = policy == "hw"
     c = Cluster(f"K1-{policy}", "K1 (Kafka): B leads, A follows, both have m1, m2 and m2 is acked, but A's high "
@@ -257,6 +274,20 @@ def c6() -> Scenario:
     return c.write("pA", 1).expect(acked=frozenset({1, 2, 3, 4})).s
 
 
+def c7() -> Scenario:
+    c = Cluster("C7-confirm-moves-on-rocketmq-events", "C7: confirmOffset moves only where RocketMQ recomputes it: "
+                "A (master, set {A, B}) expands to C; while that is in flight B's ack recomputes it over {A, B, C} "
+                "(C still at 2), C's ack recomputes nothing (C is not in the local set), so message 3 is acked to "
+                "the producer but not yet visible; the controller's answer (setSyncStateSet) moves it to 3",
+                ("pA", "pB", "pC"))
+    c.start("pA").elect("pA", 1).start("pB").follow("pB", 0).start("pC").follow("pC", 0).join("pA", "pB")
+    c.write("pA", 2).replicate("pB", 2).replicate("pC", 2).expect(confirmOffset={"pA": 2, "pB": 0, "pC": 2})
+    c.do("Expand", "SUCCESS", process="pA", brokerId=3, lost=False)
+    c.write("pA", 1).replicate("pB", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2}))
+    c.replicate("pC", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2, 3}))
+    return c.do("AlterArrives", "SUCCESS", process="pA").expect(confirmOffset={"pA": 3, "pB": 2, "pC": 2}).s
+
+
 def union_ack_fix_off() -> Scenario:
     c = Cluster("rocketmq-5663-expand-without-union", "RocketMQ #5663: while the expansion to {A, B} is in flight the "
                 "controller already has B in the set, but A counts acks against {A} alone: a write is acked that B "
@@ -289,6 +320,7 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "truncation/T5-two-slaves-same-point": t5,
     "truncation/T6-slave-behind": t6,
     "truncation/T7-no-common-epoch": t7,
+    "truncation/T8-same-epoch-restart": t8,
     **{f"kafka/K1-{p}": (lambda p=p: _k1(p)) for p in ("hw", "kip101")},
     **{f"kafka/K2-{p}": (lambda p=p: _k2(p)) for p in ("hw", "kip101")},
     **{f"kafka/K3-{p}": (lambda p=p: _k3(p)) for p in ("kip101", "kip279", "rocketmq")},
@@ -296,6 +328,7 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "kafka/K4-kip279-2.1": lambda: _k4(True),
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
+    "controller/C7-confirm-moves-on-rocketmq-events": c7,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,
     "negative/all-ack-off-loses-acked": all_ack_off,

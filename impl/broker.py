@@ -20,7 +20,7 @@ from autoswitch.reference.precondition import NotEnabled
 from .commit_log import open_commit_log
 from .controller import ControllerManager
 from .epoch_file import EpochFile
-from .ha import BrokerSet, HAState, PendingAlter
+from .ha import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, BrokerSet, HAConfig, HAState, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
 from .processor import ControllerRequestProcessor
 from .protocol import (
@@ -215,28 +215,29 @@ class ReplicasManager:
         self.acks = {}
         self.pending_alter = None
         if master_id == self.broker_id:
-            # changeToMaster: the epoch is filed by the policy's rule
             self.role = _MASTER
             self.ha_state = _HA_NONE
             self.sync_state_set = response.body
-            self._file_elected_epoch(epoch)
+            self._new_master_epoch_file(epoch)
             process.on_become_master(process.name, epoch)
-            self._settle()
+            self._settle(SET_RECOMPUTE)
         else:
             # changeToSlave: connect to the new master, handshake first
             self.role = _SLAVE
             self.ha_state = _HA_READY
             self.sync_state_set = frozenset()
 
-    def _file_elected_epoch(self, epoch: int) -> None:
-        """ElectedEpochFile: RocketMQ's changeToMaster appends (epoch, LEO) unless neither grows; Kafka's
-        Partition.makeLeader assigns it only from 2.1.0 (KAFKA-7415)."""
+    def _new_master_epoch_file(self, epoch: int) -> None:
+        """NewMasterEpochFile: ``rocketmq``: haService.changeToMaster's rule (its refusal is ignored, as
+        ReplicasManager.changeToMaster does); the Kafka policies: Partition.makeLeader assigns (epoch, LEO)
+        only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
         process = self._process
+        leo = len(process.commit_log.entries)
         config = process.broker_set.config
         if config.policy == "rocketmq":
-            process.epoch_file.append(epoch, len(process.commit_log.entries))
+            process.epoch_file.change_to_master(epoch, leo)
         elif config.kafka_leader_epoch_on_election:
-            process.epoch_file.kafka_assign(epoch, len(process.commit_log.entries), True)
+            process.epoch_file.kafka_assign(epoch, leo, True)
 
     def load_meta_file(self) -> None:
         """LoadMetaFile: a meta file on disk wins; registration goes to META_DONE with its id (whatever
@@ -366,13 +367,14 @@ class ReplicasManager:
         self._adopt_role(response)
         header = response.header
         if self.role is _MASTER and header["masterId"] == self.broker_id and header["masterEpoch"] == self.master_epoch:
-            if header["syncStateSetEpoch"] > self.sync_state_set_epoch:
+            newer = header["syncStateSetEpoch"] > self.sync_state_set_epoch
+            if newer:
                 self.sync_state_set_epoch = header["syncStateSetEpoch"]
                 self.sync_state_set = response.body
             pending = self.pending_alter
             if pending is not None and not pending.delivered:  # the outcome of an alter whose answer was lost
                 self.pending_alter = None
-            self._settle()
+            self._settle(SET_RECOMPUTE if newer else NO_RECOMPUTE)
 
     def send_heartbeat(self) -> None:
         """SendHeartbeat: BrokerHeartbeat(id, last epoch of the epoch file, LEO, priority 0)."""
@@ -410,44 +412,35 @@ class ReplicasManager:
         if response is not None and response.code is SUCCESS:
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
             self.sync_state_set = new_sync_state_set
-            self._settle()
+            self._settle(SET_RECOMPUTE)
 
     # ---- data path: master side ---------------------------------------------------------------------
 
-    def _settle(self) -> None:
-        """After a master's step: recompute confirmOffset and advance the producer-acked watermark.
+    def _settle(self, recompute: str) -> None:
+        """After a master's step (``recompute``: the event, reference ``acks``): confirmOffset and the
+        producer-acked watermark.
 
-        The acks counted are the syncStateSet's, united with an alter in flight (#5663 fix). confirmOffset
-        with allAckInSyncStateSet and other members: the least of their acks (and the LEO); frozen while a
-        member has no connection (#6662 fix), else the disconnected ones are skipped; otherwise the LEO.
-        Producers are acked up to the same minimum when every member is connected (0 otherwise), or, without
-        allAckInSyncStateSet, up to the offset ``inSyncReplicas`` copies reach."""
+        confirmOffset (reference ``master_confirm``): ``rocketmq``: getConfirmOffset(), the LEO when the
+        local set has one member or allAckInSyncStateSet is off, else the stored value, recomputed
+        (computeConfirmOffset) on an ack from a local-set slave and, with the #6662 fix, on
+        setSyncStateSet and changeToMaster; the Kafka policies: the least counted ack at every step.
+        The acks counted are the syncStateSet's, united with an alter in flight (#5663 fix). Producers
+        are acked up to the least counted ack when every counted member is connected (0 otherwise), or,
+        without allAckInSyncStateSet, up to the offset ``inSyncReplicas`` copies reach."""
         process = self._process
         config = process.broker_set.config
         leo = len(process.commit_log.entries)
         acks = self.acks
+        members = self.sync_state_set
+        pending = self.pending_alter
+        if pending is not None and config.union_ack_fix:
+            members = members | pending.new_sync_state_set
+        me = process.meta_id
+        others = [b for b in members if b != me]
+        connected = [acks[b] for b in others if b in acks]
         if config.all_ack_in_sync_state_set:
-            members = self.sync_state_set
-            pending = self.pending_alter
-            if pending is not None and config.union_ack_fix:
-                members = members | pending.new_sync_state_set
-            me = process.meta_id
-            low = leo
-            missing = False
-            for b in members:
-                if b != me:
-                    a = acks.get(b)
-                    if a is None:
-                        missing = True
-                    elif a < low:
-                        low = a
-            if missing:
-                confirm = min(process.confirm_offset, leo) if config.confirm_freeze_fix else low
-                upto = 0
-            else:
-                confirm = upto = low
+            upto = 0 if len(connected) < len(others) else min([leo, *connected])
         else:
-            confirm = leo
             need = config.in_sync_replicas - 1  # slaves needed besides the master
             if need <= 0:
                 upto = leo
@@ -455,12 +448,47 @@ class ReplicasManager:
                 upto = min(leo, sorted(acks.values(), reverse=True)[need - 1])
             else:
                 upto = 0
+        shortcut = len(members) if config.confirm_shortcut_fix else len(self.sync_state_set)
+        confirm = self._confirm(config, leo, len(others), connected, recompute, shortcut)
         if confirm != process.confirm_offset:
             process.set_confirm_offset(confirm)
         done = process.acked_upto
         if upto > done:
             process.broker_set.acked.update([m for m, _ in process.commit_log.entries[done:upto]])
             process.acked_upto = upto
+
+    def _confirm(self, config: HAConfig, leo: int, others: int, connected: list[int], recompute: str, shortcut: int) -> int:
+        """MasterConfirm over the counted members other than the master (``others`` of them, the acks of
+        the ``connected`` ones); ``shortcut``: the size of the set the one-member shortcut reads (the local
+        set, or the counted one with the hypothetical confirm_shortcut_fix)."""
+        stored = self._process.confirm_offset
+        if config.policy == "rocketmq":
+            if not config.all_ack_in_sync_state_set or shortcut == 1:
+                return leo
+            if not (recompute == ACK_RECOMPUTE or (recompute == SET_RECOMPUTE and config.confirm_freeze_fix)):
+                return stored
+            if not config.confirm_freeze_fix:
+                return min([leo, *connected])
+            if len(connected) < others:
+                return stored  # computeConfirmOffset's freeze (#6662 fix)
+            return min([leo, *(a for a in connected if config.confirm_zero_ack_fix or a > 0)])
+        if not config.all_ack_in_sync_state_set or not others:
+            return leo
+        if len(connected) < others and config.confirm_freeze_fix:
+            return min(stored, leo)
+        return min([leo, *connected])
+
+    def _ack_event(self, slave_id: int) -> str:
+        """AckEvent: an ack recomputes confirmOffset only from a slave in the local set."""
+        return ACK_RECOMPUTE if slave_id in self.sync_state_set else NO_RECOMPUTE
+
+    def _in_sync_count(self, config: HAConfig) -> int:
+        """InSyncCount: ``rocketmq``: inSyncReplicasNums, max(|local|, |proposed|) while an alter is in
+        flight (#5663 fix on); otherwise the local set's size."""
+        pending = self.pending_alter
+        if config.policy == "rocketmq" and config.union_ack_fix and pending is not None:
+            return max(len(self.sync_state_set), len(pending.new_sync_state_set))
+        return len(self.sync_state_set)
 
     def _master(self) -> None:
         if self.state is not _REGISTERED:
@@ -469,13 +497,13 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} is not a master")
 
     def write(self) -> dict:
-        """Write: a producer's message; refused with IN_SYNC_REPLICAS_NOT_ENOUGH while the local
-        syncStateSet is smaller than minInSyncReplicas, else appended in the master's epoch."""
+        """Write: a producer's message; refused with IN_SYNC_REPLICAS_NOT_ENOUGH while the in-sync count is
+        below minInSyncReplicas, else appended in the master's epoch."""
         self._master()
         process = self._process
         broker_set = process.broker_set
         config = broker_set.config
-        if len(self.sync_state_set) < config.min_in_sync_replicas:
+        if self._in_sync_count(config) < config.min_in_sync_replicas:
             return {"code": IN_SYNC_REPLICAS_NOT_ENOUGH}
         msg = broker_set.next_msg
         log = process.commit_log
@@ -484,7 +512,7 @@ class ReplicasManager:
             process.epoch_file.kafka_assign(self.master_epoch, offset, config.kafka_leader_epoch_on_election)
         log.append((msg, self.master_epoch), not config.async_flush)
         broker_set.next_msg = msg + 1
-        self._settle()
+        self._settle(NO_RECOMPUTE)
         return {"code": "SUCCESS", "msg": msg, "offset": offset}
 
     def _propose(self, new_sync_state_set: frozenset[int]) -> None:
@@ -543,13 +571,14 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} has no answer on its way")
         response = pending.response
         master = self.role is _MASTER
-        if master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch:
+        applied = master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch
+        if applied:
             # a late answer never rolls the set back: changeSyncStateSet takes only a newer epoch
             self.sync_state_set = pending.new_sync_state_set
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
         self.pending_alter = None
         if master:
-            self._settle()
+            self._settle(SET_RECOMPUTE if applied else NO_RECOMPUTE)
         return {"code": response.name}
 
     # ---- data path: slave side ----------------------------------------------------------------------
@@ -589,12 +618,22 @@ class ReplicasManager:
         process.truncate(point)
         self.ha_state = _HA_TRANSFER
         master.acks[process.meta_id] = point
-        master._settle()
+        master._settle(master._ack_event(process.meta_id))
         return {"code": "OK", "truncateOffset": point}
 
+    def _transfer_epoch_entry(self, peer: BrokerProcess, leo: int) -> tuple[int, int]:
+        """CanTransferFrom + TransferEpochFile (``rocketmq``): the master's epoch entry containing ``leo``,
+        carried in the packet header (AutoSwitchHAConnection: none, no data is sent)."""
+        ef = peer.epoch_file
+        i = ef.entry_at_offset(leo)
+        if i < 0:
+            raise IllegalStateError(f"{peer.name} has no epoch entry for offset {leo}")
+        return ef.epochs[i], ef.starts[i]
+
     def transfer(self) -> None:
-        """Transfer: the next message from the master (a batch of one never crosses an epoch boundary); a new
-        epoch is appended to the epoch file where it starts; confirmOffset := min(master's, own LEO)."""
+        """Transfer: the next message from the master (a batch of one never crosses an epoch boundary) with
+        the epoch entry of ``_transfer_epoch_entry``, appended with the strict rule (result ignored);
+        confirmOffset := min(master's, own LEO)."""
         peer, _ = self._link(_HA_TRANSFER)
         process = self._process
         log = process.commit_log
@@ -602,15 +641,13 @@ class ReplicasManager:
         source = peer.commit_log.entries
         if leo >= len(source):
             raise IllegalStateError(f"{process.name} has all of the master's log")
-        entry = source[leo]
-        epoch_file = process.epoch_file
         config = process.broker_set.config
         if config.policy == "rocketmq":
-            if not epoch_file.epochs or entry[1] != epoch_file.epochs[-1]:
-                epoch_file.append(entry[1], leo)
+            epoch, start = self._transfer_epoch_entry(peer, leo)
+            process.epoch_file.append(epoch, start)
         else:  # Kafka's follower Log.append assigns the record's epoch
-            epoch_file.kafka_assign(entry[1], leo, config.kafka_leader_epoch_on_election)
-        log.append(entry, not config.async_flush)
+            process.epoch_file.kafka_assign(source[leo][1], leo, config.kafka_leader_epoch_on_election)
+        log.append(source[leo], not config.async_flush)
         confirm = min(peer.confirm_offset, leo + 1)
         if confirm != process.confirm_offset:
             process.set_confirm_offset(confirm)
@@ -624,7 +661,7 @@ class ReplicasManager:
         if master.acks.get(me) == leo:
             raise IllegalStateError(f"the master already has {process.name}'s offset")
         master.acks[me] = leo
-        master._settle()
+        master._settle(master._ack_event(me))
 
     # ---- data path: consumers -----------------------------------------------------------------------
 

@@ -77,6 +77,8 @@ class ImplSystem:
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
         kafka_leader_epoch_on_election: bool = False,
+        confirm_shortcut_fix: bool = True,
+        confirm_zero_ack_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
@@ -108,6 +110,8 @@ class ImplSystem:
                 union_ack_fix,
                 confirm_freeze_fix,
                 kafka_leader_epoch_on_election,
+                confirm_shortcut_fix,
+                confirm_zero_ack_fix,
             )
         )
         self._processes: dict[str, BrokerProcess] = {}

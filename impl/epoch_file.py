@@ -99,6 +99,23 @@ class EpochFile:
             del self.starts[i:]
             self._persist()
 
+    def truncate_suffix_by_epoch(self, epoch: int) -> None:
+        """truncateSuffixByEpoch: drop the entries whose epoch is at least ``epoch``."""
+        i = bisect_left(self.epochs, epoch)
+        if i < len(self.epochs):
+            del self.epochs[i:]
+            del self.starts[i:]
+            self._persist()
+
+    def change_to_master(self, epoch: int, leo: int) -> bool:
+        """AutoSwitchHAService.changeToMaster on the file: refused (False) below the last epoch; else the
+        entries of epochs >= ``epoch`` go and ``(epoch, leo)`` is appended (result ignored)."""
+        if epoch < self.last_epoch():
+            return False
+        self.truncate_suffix_by_epoch(epoch)
+        self.append(epoch, leo)
+        return True
+
     # ---- queries ------------------------------------------------------------------------------------
 
     def __len__(self) -> int:
@@ -117,6 +134,11 @@ class EpochFile:
     def end_of(self, index: int, leo: int) -> int:
         """The end offset of entry ``index``: the next entry's start, or the LEO for the last one."""
         return self.starts[index + 1] if index + 1 < len(self.starts) else leo
+
+    def entry_at_offset(self, offset: int) -> int:
+        """findEpochEntryByOffset: the index of the entry with start <= ``offset`` < end (the last one has
+        no end), or -1 when the offset lies below the first start."""
+        return bisect_right(self.starts, offset) - 1
 
     def index_of(self, epoch: int) -> int:
         """The index of ``epoch``'s entry, or -1."""

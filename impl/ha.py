@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from .protocol import Response
 
 
+# The event of a master step, for confirmOffset (reference ``acks``): nothing that recomputes it; an ack
+# from a slave in the local set; setSyncStateSet or changeToMaster.
+NO_RECOMPUTE = "none"
+ACK_RECOMPUTE = "ack"
+SET_RECOMPUTE = "set"
+
+
 class HAState(StrEnum):
     """HA connection state of a slave; NONE for a process that is not a slave."""
 
@@ -43,6 +50,8 @@ class HAConfig:
         "union_ack_fix",
         "confirm_freeze_fix",
         "kafka_leader_epoch_on_election",
+        "confirm_shortcut_fix",
+        "confirm_zero_ack_fix",
     )
 
     def __init__(
@@ -56,6 +65,8 @@ class HAConfig:
         union_ack_fix: bool = True,
         confirm_freeze_fix: bool = True,
         kafka_leader_epoch_on_election: bool = False,
+        confirm_shortcut_fix: bool = True,
+        confirm_zero_ack_fix: bool = True,
     ) -> None:
         if policy not in TRUNCATE:
             raise ValueError(f"unknown truncation policy {policy!r}; expected one of {', '.join(TRUNCATE)}")
@@ -69,6 +80,8 @@ class HAConfig:
         self.union_ack_fix = union_ack_fix
         self.confirm_freeze_fix = confirm_freeze_fix
         self.kafka_leader_epoch_on_election = kafka_leader_epoch_on_election
+        self.confirm_shortcut_fix = confirm_shortcut_fix
+        self.confirm_zero_ack_fix = confirm_zero_ack_fix
 
 
 class PendingAlter:

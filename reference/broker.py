@@ -14,7 +14,7 @@ from frozendict import frozendict
 
 from . import codes, epochs
 from . import controller as ctl
-from .acks import settle_master
+from .acks import NO_RECOMPUTE, SET_RECOMPUTE, settle_master
 from .precondition import require
 from .state import (
     APPLY_FAILED,
@@ -57,11 +57,11 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 
 
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
-    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the
-    local one. Either way the process follows the named master and drops its HA connections.
-    changeToMaster files the epoch (``_elected_epochs``), adopts the answer's syncStateSet ({itself} after
-    an election) and recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves
-    the slave READY to hand-shake with the new master."""
+    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the local
+    one. Either way the process follows the named master and drops its HA connections. changeToMaster updates
+    the epoch file (``new_master_epochs``), adopts the answer's syncStateSet ({itself} after an election) and
+    recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves the slave READY to
+    hand-shake with the new master."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
     if master_id == NO_MASTER or epoch <= proc.local_master_epoch:
@@ -72,18 +72,20 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
     if master_id != proc.broker_id:
         return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
-    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members, epochs=_elected_epochs(proc, epoch, opts), **common)
-    return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts)
+    proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members,
+                  epochs=new_master_epochs(proc.epochs, epoch, proc.leo, opts), **common)
+    return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts, SET_RECOMPUTE)
 
 
-def _elected_epochs(proc: Process, epoch: int, opts: Options) -> epochs.Epochs:
-    """ElectedEpochFile: RocketMQ's changeToMaster appends (epoch, LEO); Kafka's Partition.makeLeader
-    assigns it only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
+def new_master_epochs(ef: epochs.Epochs, epoch: int, leo: int, opts: Options) -> epochs.Epochs:
+    """NewMasterEpochFile: ``rocketmq``: changeToMaster's rule (a refusal is ignored by the caller, the
+    process becomes master all the same); the Kafka policies: Partition.makeLeader assigns (epoch, LEO)
+    only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
     if opts.policy == "rocketmq":
-        return epochs.append(proc.epochs, epoch, proc.leo)
+        return epochs.change_to_master(ef, epoch, leo)
     if opts.kafka_leader_epoch_on_election:
-        return epochs.kafka_assign(proc.epochs, epoch, proc.leo, True)
-    return proc.epochs
+        return epochs.kafka_assign(ef, epoch, leo, True)
+    return ef
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:
@@ -182,11 +184,12 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
     s = _adopt_role(s, p, answer, opts)
     proc = s.procs[p]
     if proc.role == MASTER and answer["masterId"] == proc.meta_file and answer["masterEpoch"] == proc.local_master_epoch:
-        if answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch:
+        newer = answer["syncStateSetEpoch"] > proc.local_sync_state_set_epoch
+        if newer:
             proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=answer["syncStateSet"])
         if proc.pending_alter is not None and not proc.pending_alter.delivered:
             proc = evolve(proc, pending_alter=None)
-        s = settle_master(with_process(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts, SET_RECOMPUTE if newer else NO_RECOMPUTE)
     return s, answer
 
 
@@ -210,7 +213,7 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     s = evolve(s, controller=c)
     if answer["code"] == codes.SUCCESS and not lost:
         proc = evolve(proc, local_sync_state_set_epoch=answer["syncStateSetEpoch"], local_sync_state_set=new_set)
-        s = settle_master(with_process(s, p, proc), p, opts)
+        s = settle_master(with_process(s, p, proc), p, opts, SET_RECOMPUTE)
     return s, answer
 
 

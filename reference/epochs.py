@@ -20,8 +20,31 @@ def truncate_suffix(epochs: Epochs, offset: int) -> Epochs:
     return tuple(e for e in epochs if e[1] < offset)
 
 
+def truncate_suffix_by_epoch(epochs: Epochs, epoch: int) -> Epochs:
+    """truncateSuffixByEpoch: drop the entries whose epoch is at least ``epoch``."""
+    return tuple(e for e in epochs if e[0] < epoch)
+
+
 def last_epoch(epochs: Epochs) -> int:
     return epochs[-1][0] if epochs else 0
+
+
+def change_to_master(epochs: Epochs, epoch: int, leo: int) -> Epochs:
+    """EfChangeToMaster (AutoSwitchHAService.changeToMaster): unchanged when ``epoch`` is below the last
+    epoch; otherwise the entries of epochs >= ``epoch`` go and ``(epoch, leo)`` is appended with the
+    strict rule, so re-entering the last epoch moves its start to the LEO."""
+    if epoch < last_epoch(epochs):
+        return epochs
+    return append(truncate_suffix_by_epoch(epochs, epoch), epoch, leo)
+
+
+def entry_at_offset(epochs: Epochs, offset: int) -> tuple[int, int] | None:
+    """EntryAtOffset (findEpochEntryByOffset): the entry with start <= ``offset`` < end (the last entry
+    has no end), or None."""
+    for i, e in enumerate(epochs):
+        if e[1] <= offset and (i + 1 == len(epochs) or offset < epochs[i + 1][1]):
+            return e
+    return None
 
 
 def end_of(epochs: Epochs, index: int, leo: int) -> int:

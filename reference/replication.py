@@ -10,7 +10,7 @@ from frozendict import frozendict
 
 from . import codes, epochs
 from . import controller as ctl
-from .acks import settle_master
+from .acks import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, in_sync_count, settle_master
 from .broker import OK, require_process, with_process
 from .precondition import require
 from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
@@ -46,16 +46,23 @@ def _with_log(proc: Process, log: tuple, opts: Options) -> Process:
 
 def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Write: a producer sends a new message to a master; refused with IN_SYNC_REPLICAS_NOT_ENOUGH when
-    the local syncStateSet is smaller than ``minInSyncReplicas``; else appended in the master's epoch."""
+    the in-sync count (``in_sync_count``) is below ``minInSyncReplicas``; else appended in the master's epoch
+    (confirmOffset is not recomputed: only the LEO it may be moves)."""
     proc = _master(s, p)
-    if len(proc.local_sync_state_set) < opts.min_in_sync_replicas:
+    if in_sync_count(proc, opts) < opts.min_in_sync_replicas:
         return s, frozendict(code=IN_SYNC_REPLICAS_NOT_ENOUGH)
     msg, offset = s.next_msg, proc.leo
     if opts.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch (WrittenEpochFile)
         proc = evolve(proc, epochs=_kafka_assign(proc.epochs, proc.local_master_epoch, offset, opts))
     proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
-    s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts)
+    s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts, NO_RECOMPUTE)
     return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
+
+
+def _ack_event(slave: Process, master: Process) -> str:
+    """AckEvent: an ack recomputes the master's confirmOffset only from a slave in its LOCAL set
+    (updateConfirmOffsetWhenSlaveAck)."""
+    return ACK_RECOMPUTE if slave.meta_file in master.local_sync_state_set else NO_RECOMPUTE
 
 
 def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
@@ -70,22 +77,32 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
                   confirm_offset=min(proc.confirm_offset, point), ha_state=HA_TRANSFER)
     s = with_process(s, p, proc)
-    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, point))), q, opts)
+    master_after = evolve(master, acks=master.acks.set(proc.meta_file, point))
+    s = settle_master(with_process(s, q, master_after), q, opts, _ack_event(proc, master))
     return s, frozendict(code=codes.OK, truncateOffset=point)
+
+
+def _transfer_epochs(proc: Process, master: Process, opts: Options) -> epochs.Epochs | None:
+    """CanTransferFrom + TransferEpochFile: the slave's epoch file after receiving the message at its LEO,
+    None when the master sends nothing. ``rocketmq``: the header carries the master's entry containing the
+    offset (none: no data is sent), appended with the strict rule; the Kafka policies: the message's epoch
+    where it starts."""
+    if opts.policy == "rocketmq":
+        entry = epochs.entry_at_offset(master.epochs, proc.leo)
+        return None if entry is None else epochs.append(proc.epochs, *entry)
+    return _kafka_assign(proc.epochs, master.log[proc.leo][1], proc.leo, opts)
 
 
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
-    an epoch boundary); the slave files its epoch (TransferredEpochFile); the slave's confirmOffset becomes
+    an epoch boundary) with the epoch entry of ``_transfer_epochs``; the slave's confirmOffset becomes
     min(the master's, its own LEO)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
     require(proc.leo < master.leo, f"{p} has all of the master's log")
+    ef = _transfer_epochs(proc, master, opts)
+    require(ef is not None, f"{p}'s master has no epoch entry for offset {proc.leo}")
     entry = master.log[proc.leo]
-    if opts.policy == "rocketmq":
-        filed = epochs.append(proc.epochs, entry[1], proc.leo)
-    else:
-        filed = _kafka_assign(proc.epochs, entry[1], proc.leo, opts)
-    proc = _with_log(evolve(proc, epochs=filed), proc.log + (entry,), opts)
+    proc = _with_log(evolve(proc, epochs=ef), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
     return with_process(s, p, proc), OK
 
@@ -99,7 +116,8 @@ def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Ack: the slave reports its LEO; the master records it, recomputes confirmOffset and acks producers."""
     proc, q, master = _slave_link(s, p, HA_TRANSFER)
     require(master.acks.get(proc.meta_file) != proc.leo, f"{q} already has {p}'s offset")
-    s = settle_master(with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))), q, opts)
+    master_after = evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))
+    s = settle_master(with_process(s, q, master_after), q, opts, _ack_event(proc, master))
     return s, OK
 
 
@@ -142,10 +160,13 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
-    if pending.code == codes.SUCCESS and proc.role == MASTER and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch:
+    applied = (pending.code == codes.SUCCESS and proc.role == MASTER
+               and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch)
+    if applied:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
     s = with_process(s, p, evolve(proc, pending_alter=None))
-    return (settle_master(s, p, opts) if proc.role == MASTER else s), frozendict(code=pending.code)
+    recompute = SET_RECOMPUTE if applied else NO_RECOMPUTE  # setSyncStateSet recomputes
+    return (settle_master(s, p, opts, recompute) if proc.role == MASTER else s), frozendict(code=pending.code)
 
 
 def flush(s: System, p: str) -> tuple[System, frozendict]:

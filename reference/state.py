@@ -169,3 +169,7 @@ class Options:
     union_ack_fix: bool = True  # RocketMQ #5663: count acks against local ∪ proposed set while an alter is in flight
     confirm_freeze_fix: bool = True  # RocketMQ #6662: freeze confirmOffset while a set member has no connection
     kafka_leader_epoch_on_election: bool = False  # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies
+    # hypothetical (False = RocketMQ at the snapshot): getConfirmOffset's one-member shortcut reads the counted set
+    confirm_shortcut_fix: bool = True
+    # hypothetical (False = RocketMQ at the snapshot): computeConfirmOffset counts acks of 0 too
+    confirm_zero_ack_fix: bool = True

@@ -32,10 +32,7 @@ CONSTANTS
     \* Addrs[p]: the addresses process p may run under (a restart may change it).
     \* @type: Str -> Set(Str);
     Addrs,
-    \* The truncation policy: "rocketmq", "hw", "kip101" or "kip279".  Here
-    \* because a role change files the epoch by the policy's rule.
-    \* @type: Str;
-    Policy,
+    \* (Policy, the truncation policy, is declared in Acks.tla.)
     \* Kafka policies: Kafka 2.1.0's leader-epoch cache (KAFKA-7415, commit
     \* f2dd6aa): a new leader assigns (epoch, LEO) in Partition.makeLeader,
     \* assign removes conflicting entries, endOffsetFor answers a request
@@ -267,33 +264,38 @@ DroppedAcks(id) ==
                          THEN Forget(acks[q], id) ELSE acks[q]]
 
 \* settle_master: after a step of master p that gave it syncStateSet `lss`,
-\* alter in flight `pend`, log `lg` and acks `ak`: its new confirmOffset, and
-\* the ghost `acked` with the messages now acknowledged (Acks.tla).
-\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Int;
-SettledConfirm(p, lss, pend, lg, ak) ==
-    MasterConfirm(metaFile[p], lss, pend, Len(lg), ak, confirmOffset[p])
+\* alter in flight `pend`, log `lg` and acks `ak`, with event `rc`: its new
+\* confirmOffset, and the ghost `acked` with the messages now acknowledged
+\* (Acks.tla).
+\* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int, Str) => Int;
+SettledConfirm(p, lss, pend, lg, ak, rc) ==
+    MasterConfirm(metaFile[p], lss, pend, Len(lg), ak, confirmOffset[p], rc)
 
 \* @type: (Str, Set(Int), $pending, Seq($entry), Int -> Int) => Set(Int);
 SettledAcked(p, lss, pend, lg, ak) ==
     acked \cup MsgsBelow(lg, AckedUpTo(metaFile[p], lss, pend, Len(lg), ak))
 
-\* The epoch file of a process becoming master of `epoch`: RocketMQ's
-\* changeToMaster appends <<epoch, LEO>> (strict rule); Kafka's
-\* Partition.makeLeader assigns it only from 2.1.0 (KAFKA-7415).
-\* @type: (Str, Int) => Seq($entry);
-ElectedEpochFile(p, epoch) ==
-    IF Policy = "rocketmq" THEN EfAppend(epochFile[p], epoch, Len(log[p]))
-    ELSE IF KafkaLeaderEpochOnElection THEN KafkaAssign(epochFile[p], epoch, Len(log[p]), TRUE)
-    ELSE epochFile[p]
+\* The epoch file of a process that becomes master in `epoch` with LEO `leo`:
+\* under `rocketmq` AutoSwitchHAService.changeToMaster (EfChangeToMaster:
+\* refused below the last epoch, else the suffix from `epoch` is dropped and
+\* <<epoch, LEO>> appended; ReplicasManager.changeToMaster ignores a refusal:
+\* the process becomes master all the same).  Kafka's Partition.makeLeader
+\* assigns (epoch, LEO) only from 2.1.0 (KAFKA-7415, the option
+\* KafkaLeaderEpochOnElection); before, the leader files nothing.
+\* @type: (Seq($entry), Int, Int) => Seq($entry);
+NewMasterEpochFile(ef, epoch, leo) ==
+    IF Policy = "rocketmq" THEN EfChangeToMaster(ef, epoch, leo)
+    ELSE IF KafkaLeaderEpochOnElection THEN KafkaAssign(ef, epoch, leo, TRUE)
+    ELSE ef
 
 \* changeToMaster / changeToSlave from a controller answer, only for a master
 \* epoch greater than the local one (role changes are fenced by epoch).
 \* Either way the process follows the named master, forgets its acks and
 \* its alter in flight, and its own HA connections break (DroppedHa/Acks).
-\* changeToMaster files the epoch (ElectedEpochFile), adopts the answer's
-\* syncStateSet, recomputes confirmOffset and acks, and records <<epoch, p>>
-\* in the ghost history.  changeToSlave leaves the slave READY to hand-shake
-\* with the new master.
+\* changeToMaster updates the epoch file (NewMasterEpochFile), adopts the
+\* answer's syncStateSet, recomputes confirmOffset and acks, and records
+\* <<epoch, p>> in the ghost history.  changeToSlave leaves the slave READY
+\* to hand-shake with the new master.
 \* @type: (Str, $outcome) => Bool;
 AdoptEnabled(p, o) == o.masterId # NoMaster /\ o.masterEpoch > localMasterEpoch[p]
 
@@ -312,8 +314,8 @@ AdoptRole(p, o) ==
          /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
          /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = IF isMaster THEN HA_NONE ELSE READY]
          /\ IF isMaster
-            THEN /\ epochFile' = [epochFile EXCEPT ![p] = ElectedEpochFile(p, o.masterEpoch)]
-                 /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks)]
+            THEN /\ epochFile' = [epochFile EXCEPT ![p] = NewMasterEpochFile(epochFile[p], o.masterEpoch, Len(log[p]))]
+                 /\ confirmOffset' = [confirmOffset EXCEPT ![p] = SettledConfirm(p, lss, NoPending, log[p], NoAcks, SET_RECOMPUTE)]
                  /\ acked' = SettledAcked(p, lss, NoPending, log[p], NoAcks)
                  /\ masterHistory' = masterHistory \cup {<<o.masterEpoch, p>>}
             ELSE UNCHANGED <<epochFile, confirmOffset, acked, masterHistory>>
@@ -464,7 +466,8 @@ SyncReplicaInfo(p) ==
                /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = lss]
                /\ pendingAlter' = [pendingAlter EXCEPT ![p] = pend]
                /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, lss, pend, log[p], acks[p])]
+                                      SettledConfirm(p, lss, pend, log[p], acks[p],
+                                                     IF newer THEN SET_RECOMPUTE ELSE NO_RECOMPUTE)]
                /\ acked' = SettledAcked(p, lss, pend, log[p], acks[p])
                /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks, epochFile>>
           ELSE UNCHANGED roleVars
@@ -498,7 +501,7 @@ SendAlterSyncStateSet(p, newSet, lost) ==
           THEN /\ localSyncStateSetEpoch' = [localSyncStateSetEpoch EXCEPT ![p] = r.out.syncStateSetEpoch]
                /\ localSyncStateSet' = [localSyncStateSet EXCEPT ![p] = newSet]
                /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, newSet, pendingAlter[p], log[p], acks[p])]
+                                      SettledConfirm(p, newSet, pendingAlter[p], log[p], acks[p], SET_RECOMPUTE)]
                /\ acked' = SettledAcked(p, newSet, pendingAlter[p], log[p], acks[p])
           ELSE UNCHANGED <<localSyncStateSetEpoch, localSyncStateSet, confirmOffset, acked>>
     /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]

@@ -49,9 +49,35 @@ TruncateSuffix(ef, offset) ==
         StartsBelow(e) == e[2] < offset
     IN SelectSeq(ef, StartsBelow)
 
+\* truncateSuffixByEpoch: drop the entries whose epoch is at least `epoch`.
+\* @type: (Seq($entry), Int) => Seq($entry);
+TruncateSuffixByEpoch(ef, epoch) ==
+    LET \* @type: $entry => Bool;
+        Older(e) == e[1] < epoch
+    IN SelectSeq(ef, Older)
+
+\* findEpochEntryByOffset: the index (1-based) of the entry with
+\* start <= offset < end (the last entry has no end); 0 when there is none
+\* (the offset lies below the first start, or the file is empty).
+\* @type: (Seq($entry), Int) => Int;
+EntryAtOffset(ef, offset) ==
+    LET has == {i \in 1..Len(ef) : ef[i][2] <= offset /\ (i = Len(ef) \/ offset < ef[i + 1][2])}
+    IN IF has = {} THEN 0 ELSE MaxOf(has)
+
 \* The epoch of the last entry, 0 for an empty file.
 \* @type: Seq($entry) => Int;
 LastEpoch(ef) == IF ef = <<>> THEN 0 ELSE ef[Len(ef)][1]
+
+\* AutoSwitchHAService.changeToMaster(E) on the epoch file: refused
+\* (unchanged) when E is below the last epoch; otherwise the entries of
+\* epochs >= E go and (E, LEO) is appended with the strict rule (result
+\* ignored), so re-entering the last epoch moves its start to the LEO
+\* (ROCKETMQ.md §8.6).  The torn-tail truncation (truncateInvalidMsg) is not
+\* modelled (a crash keeps whole messages).
+\* @type: (Seq($entry), Int, Int) => Seq($entry);
+EfChangeToMaster(ef, epoch, leo) ==
+    IF epoch < LastEpoch(ef) THEN ef
+    ELSE EfAppend(TruncateSuffixByEpoch(ef, epoch), epoch, leo)
 
 \* The start of the last entry, 0 for an empty file (where the current epoch starts).
 \* @type: Seq($entry) => Int;

@@ -39,6 +39,8 @@ ConstInit ==
     /\ AsyncLearners = {}
     /\ UnionAckFix = TRUE
     /\ ConfirmFreezeFix = TRUE
+    /\ ConfirmShortcutFix = TRUE
+    /\ ConfirmZeroAckFix = TRUE
 
 MC_View == modelVars
 =============================================================================

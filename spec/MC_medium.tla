@@ -33,6 +33,8 @@ ConstInit ==
     /\ AsyncLearners = {}
     /\ UnionAckFix = TRUE
     /\ ConfirmFreezeFix = TRUE
+    /\ ConfirmShortcutFix = TRUE
+    /\ ConfirmZeroAckFix = TRUE
 
 \* TLC fingerprints states by the model's variables only (see MC_small).
 MC_View == modelVars

@@ -32,6 +32,8 @@ ConstInit ==
     /\ AsyncLearners = {}
     /\ UnionAckFix = TRUE
     /\ ConfirmFreezeFix = TRUE
+    /\ ConfirmShortcutFix = TRUE
+    /\ ConfirmZeroAckFix = TRUE
 
 \* TLC fingerprints states by the model's variables only: `action` and
 \* `outcome` label the step that reached a state, they are not state.

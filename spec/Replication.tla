@@ -31,7 +31,6 @@ CONSTANTS
 
 IN_SYNC_REPLICAS_NOT_ENOUGH == "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT == "NO_CONSISTENT_POINT"
-Policies == {"rocketmq", "hw", "kip101", "kip279"}
 
 \* The offset a slave keeps when it hand-shakes (-1: none, cannot sync).
 \* @type: (Seq($entry), Int, Int, Seq($entry), Int) => Int;
@@ -64,6 +63,11 @@ SlaveLink(p, q, st) ==
     /\ ActsAsMaster(q)
     /\ localMasterEpoch[q] = localMasterEpoch[p]
 
+\* An ack of slave p recomputes master q's confirmOffset only when p is in
+\* q's LOCAL set (updateConfirmOffsetWhenSlaveAck).
+\* @type: (Str, Str) => Str;
+AckEvent(p, q) == IF metaFile[p] \in localSyncStateSet[q] THEN ACK_RECOMPUTE ELSE NO_RECOMPUTE
+
 -----------------------------------------------------------------------------
 (***************************************************************************)
 (* Producer writes.                                                        *)
@@ -78,21 +82,21 @@ WrittenEpochFile(p) ==
     ELSE KafkaAssign(epochFile[p], localMasterEpoch[p], Len(log[p]), KafkaLeaderEpochOnElection)
 
 \* A producer sends a new message to a master: refused with
-\* IN_SYNC_REPLICAS_NOT_ENOUGH while the local syncStateSet is smaller than
-\* MinInSyncReplicas (no state change), else appended in the master's epoch;
-\* confirmOffset and the producer acks are recomputed (with a single-member
-\* set a write is acknowledged at once).  The Kafka policies assign the
+\* IN_SYNC_REPLICAS_NOT_ENOUGH while InSyncCount is below MinInSyncReplicas
+\* (no state change), else appended in the master's epoch; the producer acks
+\* are recomputed (with a single-member set a write is acknowledged at
+\* once), confirmOffset only as far as it is the LEO (no recompute event).  The Kafka policies assign the
 \* record's epoch at its offset in the leader-epoch cache (Log.append).
 Write(p) ==
     /\ ActsAsMaster(p)
-    /\ IF Cardinality(localSyncStateSet[p]) < MinInSyncReplicas
+    /\ IF InSyncCount(localSyncStateSet[p], pendingAlter[p]) < MinInSyncReplicas
        THEN /\ outcome' = Out(IN_SYNC_REPLICAS_NOT_ENOUGH)
             /\ UNCHANGED modelVars
        ELSE LET lg == Append(log[p], <<nextMsg, localMasterEpoch[p]>>) IN
             /\ AppendDurably(p, lg)
             /\ nextMsg' = nextMsg + 1
             /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                   SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])]
+                                   SettledConfirm(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p], NO_RECOMPUTE)]
             /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
             /\ epochFile' = [epochFile EXCEPT ![p] = WrittenEpochFile(p)]
             /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
@@ -127,34 +131,49 @@ Handshake(p) ==
                 /\ acks' = [acks EXCEPT ![q] = ak]
                 /\ confirmOffset' = [confirmOffset EXCEPT
                        ![p] = Min2(confirmOffset[p], point),
-                       ![q] = SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+                       ![q] = SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak,
+                                             AckEvent(p, q))]
                 /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
                 /\ outcome' = [Out(OK) EXCEPT !.truncateOffset = point]
                 /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, localMasterId,
                                localSyncStateSet, pendingAlter, nextMsg, seen>>
     /\ action' = PAct("Handshake", p)
 
-\* The slave's epoch file after copying entry e at its LEO: RocketMQ appends
-\* a new epoch where it starts (strict rule); Kafka's follower Log.append
-\* assigns the record's epoch at its offset (LeaderEpochFileCache.assign).
-\* @type: (Str, $entry) => Seq($entry);
-TransferredEpochFile(p, e) ==
-    IF Policy = "rocketmq" THEN EfAppend(epochFile[p], e[2], Len(log[p]))
-    ELSE KafkaAssign(epochFile[p], e[2], Len(log[p]), KafkaLeaderEpochOnElection)
+\* The master q can send the message at offset `off` (`rocketmq`: its epoch
+\* file has an entry containing `off`, findEpochEntryByOffset; without one
+\* AutoSwitchHAConnection sends no data and retries).
+\* @type: (Str, Int) => Bool;
+CanTransferFrom(q, off) ==
+    IF Policy = "rocketmq" THEN EntryAtOffset(epochFile[q], off) > 0 ELSE TRUE
+
+\* The slave's epoch file after receiving the message at offset `off` from
+\* master q: under `rocketmq` the packet header carries the master's entry
+\* for `off` (epoch, epochStartOffset) and the slave appends it with the
+\* strict rule, result ignored (AutoSwitchHAClient TRANSFER): the file is a
+\* copy of the master's entries, not of the messages' (ghost) epochs.  Under
+\* the Kafka policies the follower's Log.append assigns the record's epoch
+\* at its offset (LeaderEpochFileCache.assign).
+\* @type: (Str, Str, Int) => Seq($entry);
+TransferEpochFile(p, q, off) ==
+    IF Policy = "rocketmq"
+    THEN LET me == epochFile[q][EntryAtOffset(epochFile[q], off)]
+         IN EfAppend(epochFile[p], me[1], me[2])
+    ELSE KafkaAssign(epochFile[p], log[q][off + 1][2], off, KafkaLeaderEpochOnElection)
 
 \* The master sends the next message from the slave's offset (one message
-\* per transfer, so a batch never crosses an epoch boundary); the slave
-\* files its epoch (TransferredEpochFile); the slave's confirmOffset becomes
-\* min(the master's, its own new LEO).
+\* per transfer, so a batch never crosses an epoch boundary), with the epoch
+\* entry of TransferEpochFile; the slave's confirmOffset becomes min(the
+\* master's, its own new LEO).
 Transfer(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, TRANSFER)
         /\ Len(log[p]) < Len(log[q])
+        /\ CanTransferFrom(q, Len(log[p]))
         /\ LET e == log[q][Len(log[p]) + 1]
                lg == Append(log[p], e)
            IN
            /\ AppendDurably(p, lg)
-           /\ epochFile' = [epochFile EXCEPT ![p] = TransferredEpochFile(p, e)]
+           /\ epochFile' = [epochFile EXCEPT ![p] = TransferEpochFile(p, q, Len(log[p]))]
            /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
     /\ action' = PAct("Transfer", p)
     /\ outcome' = Out(OK)
@@ -169,7 +188,7 @@ Ack(p) ==
         /\ LET ak == SetKey(acks[q], metaFile[p], Len(log[p])) IN
            /\ acks' = [acks EXCEPT ![q] = ak]
            /\ confirmOffset' = [confirmOffset EXCEPT ![q] =
-                                  SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)]
+                                  SettledConfirm(q, localSyncStateSet[q], pendingAlter[q], log[q], ak, AckEvent(p, q))]
            /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
     /\ action' = PAct("Ack", p)
     /\ outcome' = Out(OK)
@@ -248,7 +267,8 @@ AlterArrives(p) ==
        /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
        /\ IF role[p] = MASTER
           THEN /\ confirmOffset' = [confirmOffset EXCEPT ![p] =
-                                      SettledConfirm(p, lss, NoPending, log[p], acks[p])]
+                                      SettledConfirm(p, lss, NoPending, log[p], acks[p],
+                                                     IF applied THEN SET_RECOMPUTE ELSE NO_RECOMPUTE)]
                /\ acked' = SettledAcked(p, lss, NoPending, log[p], acks[p])
           ELSE UNCHANGED <<confirmOffset, acked>>
        /\ outcome' = Out(pd.code)

@@ -54,6 +54,33 @@ def test_epoch_file_truncate_suffix_by_offset() -> None:
 
 
 @pytest.mark.parametrize(
+    ("entries", "epoch", "leo", "after"),
+    [
+        ([(1, 0), (3, 5)], 3, 8, [(1, 0), (3, 8)]),  # re-entering the last epoch moves its start (ROCKETMQ.md §8.6)
+        ([(1, 0), (3, 5)], 4, 8, [(1, 0), (3, 5), (4, 8)]),
+        ([(1, 0), (3, 5)], 4, 5, [(1, 0), (3, 5)]),  # no new data: the strict rule refuses (4, 5)
+        ([(1, 0), (3, 5)], 3, 5, [(1, 0), (3, 5)]),  # removed, then appended again at the same start
+        ([(1, 0), (3, 5)], 2, 8, [(1, 0), (3, 5)]),  # below the last epoch: refused, file unchanged
+        ([], 1, 4, [(1, 4)]),
+    ],
+)
+def test_epoch_file_change_to_master(entries: list, epoch: int, leo: int, after: list) -> None:
+    f = _epoch_file(entries)
+    assert f.change_to_master(epoch, leo) == (not entries or epoch >= entries[-1][0])
+    assert f.entries() == after
+    assert list(ref_epochs.change_to_master(tuple(entries), epoch, leo)) == after
+
+
+def test_epoch_file_truncate_suffix_by_epoch_and_entry_at_offset() -> None:
+    f = _epoch_file([(1, 0), (2, 3), (4, 7)])
+    assert [f.entry_at_offset(o) for o in (0, 2, 3, 6, 7, 99)] == [0, 0, 1, 1, 2, 2]
+    assert [ref_epochs.entry_at_offset(tuple(f.entries()), o) for o in (2, 7)] == [(1, 0), (4, 7)]
+    assert _epoch_file([(2, 3)]).entry_at_offset(2) == -1 and ref_epochs.entry_at_offset(((2, 3),), 2) is None
+    f.truncate_suffix_by_epoch(3)  # epochs >= 3 go, even without an entry of epoch 3
+    assert f.entries() == [(1, 0), (2, 3)] == list(ref_epochs.truncate_suffix_by_epoch(((1, 0), (2, 3), (4, 7)), 3))
+
+
+@pytest.mark.parametrize(
     ("local", "leo", "remote", "remote_leo", "point"),
     [
         ([(1, 0), (2, 4)], 6, [(1, 0), (2, 4)], 9, 6),  # same history, the slave is behind
@@ -211,6 +238,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "all-ack-off": {"all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
     "no-union-fix": {"union_ack_fix": False},
     "no-freeze-fix": {"confirm_freeze_fix": False},
+    "no-shortcut-fix": {"confirm_shortcut_fix": False},
+    "no-zero-ack-fix": {"confirm_zero_ack_fix": False},
     "unclean": {"enable_elect_unclean_master": True, "async_flush": True},
     "min-isr-2-learner": {"min_in_sync_replicas": 2, "async_learners": frozenset({"p3"})},
 }
