@@ -342,9 +342,10 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 
 
 def all_scenarios() -> dict[str, Callable[[], Scenario]]:
+    from .scenarios_components import COMPONENT_SCENARIOS
     from .scenarios_data import DATA_SCENARIOS
 
-    return {**SCENARIOS, **DATA_SCENARIOS}
+    return {**SCENARIOS, **DATA_SCENARIOS, **COMPONENT_SCENARIOS}
 
 
 def write_scenarios(root: str | Path) -> list[Path]:
