@@ -3,6 +3,8 @@ every variable the state carries, check the invariants of MODEL.md §6 on the en
 report the first divergence (the model disagrees with the trace) apart from invariant violations (the
 state is one the properties forbid). A trace may expect a violation in ``#meta.expect``:
 ``{"violation": "<invariant>", "state": <index>}`` - then the replay passes only if exactly that happens.
+A state whose outcome is exactly ``{"code": "DISABLED"}`` says the model must not allow its action: it
+passes only if the engine raises NotEnabled, and its variables are then those of the state before.
 
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
 pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`. The
@@ -15,6 +17,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
 from attrs import asdict, frozen
 
 from autoswitch.reference import epochs, truncation
@@ -25,7 +28,7 @@ from autoswitch.reference.state import POLICIES
 
 from .engines import config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
-from .vocabulary import action_problem
+from .vocabulary import DISABLED, action_problem
 
 PASS = "pass"
 DIVERGENCE = "divergence"
@@ -159,10 +162,20 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
     for i, state in enumerate(trace.states):
         if i > 0:
             action = state["action"]
+            refused = state.get("outcome") == {"code": DISABLED}
             try:
                 outcome = engine.step(action)
             except NotEnabled as e:
-                return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "action", "enabled", "not enabled", f"{action['tag']}: {e}")
+                if not refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "action", "enabled", "not enabled", f"{action['tag']}: {e}")
+                outcome = {"code": DISABLED}
+                changed = _compare(trace, engine_name, i, {"action": action, **before}, engine.variables(), i)
+                if changed:
+                    return attrs.evolve(changed, message=f"the refused {action['tag']} changed {changed.field}")
+            else:
+                if refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "outcome.code", show(DISABLED), show(outcome.get("code")),
+                                  f"{action['tag']} is enabled; the trace says the model must refuse it")
             for key, want in (state.get("outcome") or {}).items():
                 got = outcome.get(key, _ABSENT)
                 if got != want:

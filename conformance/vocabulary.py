@@ -56,6 +56,7 @@ DATA_ACTIONS: dict[str, dict[str, str]] = {
 
 ACTIONS = {"Init": {}, **CONTROLLER_ACTIONS, **PROCESS_ACTIONS, **DATA_ACTIONS}
 TRIGGERS = ("broker", "controller", "admin")
+DISABLED = "DISABLED"  # a walk state's outcome code: the model must refuse the action (NotEnabled), nothing changes
 STATE_FIELDS = ("action", "outcome") + SYSTEM_VARS
 
 

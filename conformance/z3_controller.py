@@ -42,7 +42,7 @@ from autoswitch.reference.step import step as reference_step
 from .engines import Config, ReferenceEngine, config_from_meta
 from .generate import controller_request, random_walk
 from .itf import TraceError, load_trace
-from .vocabulary import CONTROLLER_ACTIONS, TRIGGERS
+from .vocabulary import CONTROLLER_ACTIONS, DISABLED, TRIGGERS
 
 Bool = z3.BoolRef
 Int = z3.ArithRef
@@ -672,7 +672,7 @@ def walk_states(walks: int, length: int, seed: int, processes: int = 3) -> list[
 def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any] | None]]:
     """Every state of the given walk traces as the reference reaches it: (controller before the step,
     the step's action if it is a controller request, else None), and the last state with None.
-    Traces of another ``#meta.kind`` (one step from a given state) are left out."""
+    Traces of another ``#meta.kind`` (one step from a given state) and refused (DISABLED) steps are left out."""
     steps: list[tuple[Controller, Mapping[str, Any] | None]] = []
     for path in paths:
         trace = load_trace(path)
@@ -683,6 +683,8 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
             raise TraceError(path, None, "#meta", problem)
         engine = ReferenceEngine(config)
         for state in trace.states[1:]:
+            if state.get("outcome") == {"code": DISABLED}:
+                continue  # refused: no step
             action = state["action"]
             steps.append((engine.state.controller, action if action["tag"] in CONTROLLER_ACTIONS else None))
             engine.step(action)

@@ -193,3 +193,41 @@ def test_explain_refuses_a_step_trace_and_says_what_checks_it() -> None:
 
     with pytest.raises(TraceError, match="#meta.kind.*autoswitch replay"):
         list(explain(str(ROOT / "traces/z3/hw-truncation-step.itf.json")))
+
+
+def test_disabled_expectation_needs_a_refusal(tmp_path: Path) -> None:
+    """C5's refused Expand of the async learner: claiming SUCCESS diverges at the action; a DISABLED claim
+    on an enabled action (D1's master Write) diverges on outcome.code."""
+    doc = _load(str(ROOT / "traces/controller/C5-async-learner.itf.json"))
+    index = next(i for i, s in enumerate(doc["states"]) if s["outcome"] == {"code": "DISABLED"})
+    assert doc["states"][index]["action"]["tag"] == "Expand"
+    doc["states"][index]["outcome"] = {"code": "SUCCESS"}
+    result = replay_file(_save(doc, tmp_path / "enabled.json"), "impl")
+    assert (result.status, result.state, result.field, result.actual) == (DIVERGENCE, index, "action", "not enabled")
+    doc = _load(str(ROOT / "traces/regressions/D1-refused-actions.itf.json"))
+    write = next(i for i, s in enumerate(doc["states"]) if s["action"]["tag"] == "Write" and s["outcome"]["code"] == "SUCCESS")
+    doc["states"][write]["outcome"] = {"code": "DISABLED"}
+    for engine in ("reference", "impl"):
+        result = replay_file(_save(doc, tmp_path / "refused.json"), engine)
+        assert (result.status, result.state, result.field, result.expected) == (DIVERGENCE, write, "outcome.code", "'DISABLED'")
+
+
+def test_refused_action_must_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine that changes a variable before refusing is caught at that state, naming the variable."""
+    from autoswitch.conformance import engines
+    from autoswitch.reference.precondition import NotEnabled
+
+    doc = _load(str(ROOT / "traces/regressions/D1-refused-actions.itf.json"))
+    index = next(i for i, s in enumerate(doc["states"]) if s["outcome"] == {"code": "DISABLED"})
+    step = engines.ReferenceEngine.step
+
+    def leaky(self, action):
+        if action["tag"] == doc["states"][index]["action"]["tag"]:
+            step(self, {"tag": "Crash", "process": "pB"})
+            raise NotEnabled("refused after a change")
+        return step(self, action)
+
+    monkeypatch.setattr(engines.ReferenceEngine, "step", leaky)
+    result = replay_file(_save(doc, tmp_path / "leaky.json"), "reference")
+    assert (result.status, result.state) == (DIVERGENCE, index), result.describe()
+    assert result.message.startswith(f"the refused {doc['states'][index]['action']['tag']} changed")
