@@ -6,6 +6,9 @@ than the whole system from Init.
   real files in a temporary directory), a ``reload`` reading the file back.
 - ``handshake``: one slave handshake under a truncation policy (§8.2), from given epoch files and LEOs,
   computed by each engine's own truncation function (:func:`replay.truncate`).
+- ``retention``: a master's commit log of files of ``#meta.fileSize`` messages and its epoch file;
+  deleting files (and trimming the epoch file's prefix), and where a new slave starts copying (§8.3).
+  Reference: ``reference/retention.py``; impl: ``impl/retention.py``.
 
 Each kind is validated field by field before anything runs; a bad field raises ``TraceError`` with the
 state index and the field's name.
@@ -18,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from autoswitch.reference import epoch_cache as ref_cache
-from autoswitch.reference import epochs
+from autoswitch.reference import epochs, retention
 from autoswitch.reference.replication import NO_CONSISTENT_POINT
 from autoswitch.reference.state import POLICIES
 
@@ -27,6 +30,7 @@ from .replay import _ABSENT, DIVERGENCE, PASS, Result, _show, show, truncate
 
 EPOCH_FILE = "epoch-file"
 HANDSHAKE = "handshake"
+RETENTION = "retention"
 
 # ---- shared field checks ---------------------------------------------------------------------------
 
@@ -351,4 +355,110 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
     return Result(trace.path, engine_name, PASS, 2, 2)
 
 
-KINDS: dict[str, Callable[[Trace, str], Result]] = {EPOCH_FILE: replay_epoch_file, HANDSHAKE: replay_handshake}
+# ---- retention -------------------------------------------------------------------------------------
+
+RETENTION_OPS = {"DeleteFilesBelow": {"offset": INT}, "StartTransfer": {"syncFromLastFile": BOOL}}
+RETENTION_FIELDS = ("action", "outcome", "leo", "epochs", "files", "minOffset", "entries")
+TRANSFER_CODES = ("OK", retention.NO_DATA, retention.NO_EPOCH)
+
+
+def _validate_retention(trace: Trace) -> int:
+    size = trace.meta.get("fileSize")
+    if not _is_int(size) or size <= 0:
+        raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int > 0, got {size!r}")
+    for i, state in enumerate(trace.states):
+        _check_vars(trace, i, state, RETENTION_FIELDS if i == 0 else RETENTION_FIELDS[:2] + RETENTION_FIELDS[4:])
+        action = _check_tag(trace, i, state, RETENTION_OPS)
+        params = RETENTION_OPS.get(action["tag"], {})
+        if set(action) - {"tag"} != set(params):
+            raise TraceError(trace.path, i, "action", f"{action['tag']} takes exactly {', '.join(params) or 'no parameters'}")
+        for name, kind in params.items():
+            if not (isinstance(action[name], bool) if kind == BOOL else _is_int(action[name])):
+                raise TraceError(trace.path, i, f"action.{name}", f"expected {kind}, got {show(action[name])}")
+        outcome = state.get("outcome", {})
+        allowed = {"code", "fromOffset", "entry"} if action["tag"] == "StartTransfer" else set()
+        for key in outcome:
+            if key not in allowed:
+                raise TraceError(trace.path, i, f"outcome.{key}", f"this action's outcome has only {sorted(allowed) or 'no fields'}")
+        if "code" in outcome and outcome["code"] not in TRANSFER_CODES:
+            raise TraceError(trace.path, i, "outcome.code", f"one of {', '.join(TRANSFER_CODES)}")
+        if "fromOffset" in outcome and not _is_int(outcome["fromOffset"]):
+            raise TraceError(trace.path, i, "outcome.from", "an offset (int)")
+        if "entry" in outcome and (outcome.get("code") != "OK" or _entry_problem(outcome["entry"])):
+            raise TraceError(trace.path, i, "outcome.entry", "an entry record, given only with code 'OK'")
+    pre = trace.states[0]
+    if not _is_int(pre.get("leo")) or pre["leo"] < 0:
+        raise TraceError(trace.path, 0, "leo", "the master's max offset: an int >= 0")
+    problem = _pairs_problem(pre.get("epochs"))
+    if problem or not epochs.well_formed(tuple(pre["epochs"]), pre["leo"]):
+        raise TraceError(trace.path, 0, "epochs", problem or "not EpochFileWellFormed against the LEO")
+    return size
+
+
+class ReferenceRetention:
+    def __init__(self, leo: int, pairs: list, size: int) -> None:
+        self.leo, self.size = leo, size
+        self.starts, self.cache = retention.files(leo, size), ref_cache.init_entries(tuple(map(tuple, pairs)))
+
+    def delete(self, offset: int) -> None:
+        self.starts, self.cache = retention.retain(self.starts, self.cache, offset, self.size)
+
+    def start(self, from_last_file: bool) -> tuple[str, int, tuple[int, int, int] | None]:
+        code, start, entry = retention.transfer_start(self.starts, self.leo, self.cache, from_last_file, self.size)
+        return code, start, None if entry is None else (entry.epoch, entry.start, entry.end)
+
+    def view(self) -> dict[str, Any]:
+        return {"files": list(self.starts), "minOffset": retention.min_offset(self.starts),
+                "entries": [dict(zip(ENTRY_FIELDS, (e.epoch, e.start, e.end))) for e in self.cache]}
+
+
+class ImplRetention:
+    def __init__(self, leo: int, pairs: list, size: int) -> None:
+        from autoswitch.impl.epoch_file import EpochFile
+        from autoswitch.impl.retention import FileQueue
+
+        self.queue, self.cache = FileQueue(leo, size), EpochFile()
+        for epoch, start in pairs:
+            self.cache.append(epoch, start)
+
+    def delete(self, offset: int) -> None:
+        self.queue.delete_files_below(offset, self.cache)
+
+    def start(self, from_last_file: bool) -> tuple[str, int, tuple[int, int, int] | None]:
+        return self.queue.transfer_start(self.cache, from_last_file)
+
+    def view(self) -> dict[str, Any]:
+        return {"files": self.queue.starts(), "minOffset": self.queue.min_offset(),
+                "entries": [dict(zip(ENTRY_FIELDS, e)) for e in self.cache.cache_entries()]}
+
+
+def replay_retention(trace: Trace, engine_name: str) -> Result:
+    """A retention trace: state 0 gives the master's ``leo`` and ``epochs`` (``<<epoch, startOffset>>``,
+    loaded as a cache: the last entry ends at MAX); each later state is ``DeleteFilesBelow(offset)`` or
+    ``StartTransfer(syncFromLastFile)`` (a slave asking from offset 0) with the expected ``code``,
+    ``fromOffset`` and ``entry``; any state may state ``files`` (start offsets), ``minOffset`` and ``entries``."""
+    size = _validate_retention(trace)
+    pre = trace.states[0]
+    engines = {"reference": ReferenceRetention, "impl": ImplRetention}
+    if engine_name not in engines:
+        raise ValueError(f"unknown engine {engine_name!r}")
+    log = engines[engine_name](pre["leo"], pre["epochs"], size)
+    for i, state in enumerate(trace.states):
+        action = state["action"]
+        if action["tag"] == "DeleteFilesBelow":
+            log.delete(action["offset"])
+        elif action["tag"] == "StartTransfer":
+            code, start, entry = log.start(action["syncFromLastFile"])
+            got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry))} if entry else {})}
+            for key, want in state.get("outcome", {}).items():
+                if got.get(key, _ABSENT) != want:
+                    return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), "the transfer starts elsewhere")
+        view = log.view()
+        for name in ("files", "minOffset", "entries"):
+            if name in state and state[name] != view[name]:
+                return _diverge(trace, engine_name, i, name, state[name], view[name], f"{name} differ after {action['tag']}")
+    n = len(trace.states)
+    return Result(trace.path, engine_name, PASS, n, n)
+
+
+KINDS: dict[str, Callable[[Trace, str], Result]] = {EPOCH_FILE: replay_epoch_file, HANDSHAKE: replay_handshake, RETENTION: replay_retention}

@@ -1,7 +1,7 @@
 """Hand-written component traces (spec/README.md "Trace kinds"), written from ROCKETMQ.md §8.1-§8.2 and
 the policies of MODEL.md §5, not from any engine: ``epoch-file`` operation sequences on one
-EpochFileCache and ``handshake`` vectors for every truncation policy. ``autoswitch scenarios`` writes
-them into ``traces/epoch-file`` and ``traces/handshake``.
+EpochFileCache, ``handshake`` vectors for every truncation policy and ``retention`` vectors (§8.3).
+``autoswitch scenarios`` writes them into ``traces/epoch-file``, ``traces/handshake``, ``traces/retention``.
 """
 
 from __future__ import annotations
@@ -179,6 +179,54 @@ HANDSHAKES: dict[str, Callable[[], Vector]] = {
         NEW_MASTER, 200, OLD_MASTER, 120, 120, 120),
 }
 
+# ---- retention -------------------------------------------------------------------------------------
+
+class Retention(Vector):
+    def __init__(self, name: str, about: str, leo: int, epochs: list, **view: Any):
+        super().__init__("retention", name, about, fileSize=10)
+        self.states[0].update(leo=leo, epochs=epochs, **view)
+
+    def delete(self, offset: int, **view: Any) -> Retention:
+        self.states.append({"action": {"tag": "DeleteFilesBelow", "offset": offset}, "outcome": {}, **view})
+        return self
+
+    def start(self, from_last_file: bool, start: int, entry: dict[str, int] | None, code: str = "OK") -> Retention:
+        outcome = {"code": code, "fromOffset": start, **({"entry": entry} if entry else {})}
+        self.states.append({"action": {"tag": "StartTransfer", "syncFromLastFile": from_last_file}, "outcome": outcome})
+        return self
+
+
+def r1() -> Retention:
+    r = Retention("R1-delete-and-start", "files of 10 messages; a slave asking from 0 starts at minOffset, or at the last "
+                  "file's start with isSyncFromLastFile; deleting files trims the epoch entries ending at or before the new "
+                  "minOffset; the last file is never deleted", 35, [(1, 0), (2, 12), (3, 28)],
+                  files=[0, 10, 20, 30], minOffset=0, entries=[_e(1, 0, 12), _e(2, 12, 28), _e(3, 28)])
+    r.start(False, 0, _e(1, 0, 12)).start(True, 30, _e(3, 28))
+    r.delete(15, files=[10, 20, 30], minOffset=10, entries=[_e(1, 0, 12), _e(2, 12, 28), _e(3, 28)]).start(False, 10, _e(1, 0, 12))
+    r.delete(25, files=[20, 30], minOffset=20, entries=[_e(2, 12, 28), _e(3, 28)]).start(False, 20, _e(2, 12, 28))
+    return r.delete(100, files=[30], minOffset=30, entries=[_e(3, 28)]).start(False, 30, _e(3, 28))
+
+
+def r2() -> Retention:
+    r = Retention("R2-empty-log", "no commit log file: minOffset is -1 and nothing is sent; from the last file the start "
+                  "is 0, but the empty epoch file has no entry for it", 0, [], files=[], minOffset=-1, entries=[])
+    return r.start(False, -1, None, "NO_DATA").start(True, 0, None, "NO_EPOCH")
+
+
+def r3() -> Retention:
+    r = Retention("R3-epoch-file-starts-late", "the epoch file starts at 5 while the log starts at 0: a slave served from "
+                  "minOffset 0 finds no epoch (logged and retried, nothing sent) until retention moves minOffset past 5",
+                  25, [(2, 5)], files=[0, 10, 20], minOffset=0)
+    r.start(False, 0, None, "NO_EPOCH").start(True, 20, _e(2, 5))
+    return r.delete(10, files=[10, 20], minOffset=10, entries=[_e(2, 5)]).start(False, 10, _e(2, 5))
+
+
+def r4() -> Retention:
+    r = Retention("R4-last-file-boundary", "the LEO 20 ends a file: the last file's start is the LEO itself, in the newest "
+                  "epoch (its entry starts at 20, recorded with no data yet)", 20, [(1, 0), (2, 20)], files=[0, 10])
+    return r.start(True, 20, _e(2, 20)).start(False, 0, _e(1, 0, 20)).delete(20, files=[10], minOffset=10, entries=[_e(1, 0, 20), _e(2, 20)])
+
+
 COMPONENT_SCENARIOS: dict[str, Callable[[], Vector]] = {
     "epoch-file/E1-append-and-queries": e1,
     "epoch-file/E2-truncate-suffix-keeps-end": e2,
@@ -186,4 +234,8 @@ COMPONENT_SCENARIOS: dict[str, Callable[[], Vector]] = {
     "epoch-file/E4-prefix-after-suffix": e4,
     "epoch-file/E5-find-consistent-point": e5,
     **HANDSHAKES,
+    "retention/R1-delete-and-start": r1,
+    "retention/R2-empty-log": r2,
+    "retention/R3-epoch-file-starts-late": r3,
+    "retention/R4-last-file-boundary": r4,
 }

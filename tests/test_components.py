@@ -11,13 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autoswitch.conformance.components import ImplCache, ReferenceCache
+from autoswitch.conformance.components import ImplCache, ImplRetention, ReferenceCache, ReferenceRetention
 from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, PASS, replay_file, trace_files
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 
 ROOT = Path(__file__).resolve().parent.parent
 EPOCH_FILE_TRACES = trace_files([str(ROOT / "traces/epoch-file")])
 HANDSHAKE_TRACES = trace_files([str(ROOT / "traces/handshake")])
+RETENTION_TRACES = trace_files([str(ROOT / "traces/retention")])
 ENGINES = ["reference", "impl"]
 
 
@@ -35,6 +36,27 @@ def test_corpus_has_both_kinds() -> None:
     assert len(EPOCH_FILE_TRACES) == 5 and len(HANDSHAKE_TRACES) == 11
     policies = {json.loads(Path(p).read_text())["#meta"]["policy"] for p in HANDSHAKE_TRACES}
     assert policies == {"rocketmq", "hw", "kip101", "kip279"}
+    assert len(RETENTION_TRACES) == 4
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("path", RETENTION_TRACES, ids=lambda p: Path(p).name)
+def test_wrong_transfer_start_diverges(path: str, engine: str, tmp_path: Path) -> None:
+    doc = json.loads(Path(path).read_text())
+    index = next(i for i, s in enumerate(doc["states"]) if "fromOffset" in s.get("outcome", {}))
+    doc["states"][index]["outcome"]["fromOffset"] = {"#bigint": "7"}
+    result = _replay(doc, tmp_path, engine)
+    assert (result.status, result.state, result.field) == (DIVERGENCE, index, "outcome.fromOffset"), result.describe()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_retention_trims_the_epoch_prefix(engine: str, tmp_path: Path) -> None:
+    """R1 state 5 deletes the files below 20: epoch 1 (ending at 12) must go; keeping it diverges."""
+    doc = _load("retention/R1-delete-and-start.itf.json")
+    assert doc["states"][5]["action"]["tag"] == "DeleteFilesBelow"
+    doc["states"][5]["entries"].insert(0, {"epoch": 1, "startOffset": 0, "endOffset": 12})
+    result = _replay(doc, tmp_path, engine)
+    assert (result.status, result.state, result.field) == (DIVERGENCE, 5, "entries"), result.describe()
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -105,6 +127,7 @@ def _outcome(state: int, **fields: object) -> Callable[[dict], None]:
 E1 = "epoch-file/E1-append-and-queries.itf.json"  # state 5: appendEntry(1, 0); 10: getEntry(2), 11: getEntry(3)
 E5 = "epoch-file/E5-find-consistent-point.itf.json"  # state 4: findConsistentPoint
 H1 = "handshake/H1-rocketmq-epoch-end.itf.json"
+R1 = "retention/R1-delete-and-start.itf.json"  # state 1: StartTransfer; 3: DeleteFilesBelow
 ENTRY = {"epoch": 1, "startOffset": 0, "endOffset": 100}
 
 
@@ -136,6 +159,15 @@ ENTRY = {"epoch": 1, "startOffset": 0, "endOffset": 100}
     (H1, _set(1, "masterLeo", {"#bigint": "5"}), 1, "masterLeo"),
     (H1, _action(1, process="p1"), 1, "action"),
     (H1, _outcome(1, code="SUCCESS"), 1, "outcome"),
+    (R1, lambda d: d["#meta"].pop("fileSize"), None, "#meta.fileSize"),
+    (R1, _set(0, "leo", "35"), 0, "leo"),
+    (R1, _set(0, "epochs", [{"#tup": [{"#bigint": "1"}, {"#bigint": "40"}]}]), 0, "epochs"),
+    (R1, _action(1, syncFromLastFile={"#bigint": "1"}), 1, "action.syncFromLastFile"),
+    (R1, _action(3, syncFromLastFile=True), 3, "action"),
+    (R1, _outcome(1, code="SUCCESS"), 1, "outcome.code"),
+    (R1, _outcome(3, code="OK"), 3, "outcome.code"),
+    (R1, _outcome(1, code="NO_EPOCH"), 1, "outcome.entry"),
+    (R1, _set(3, "leo", {"#bigint": "35"}), 3, "leo"),
 ])
 def test_malformed_component_trace_names_state_and_field(name: str, mutate, state, field, tmp_path: Path) -> None:
     doc = _load(name)
@@ -169,3 +201,23 @@ def test_reference_and_impl_caches_agree(ops: list, other_ops: list) -> None:
     for tag, args in [*ops, ("findConsistentPoint", {"other": other.view()["entries"]})]:
         assert ref.run(tag, args) == impl.run(tag, args), (tag, args)
         assert ref.view() == impl.view(), (tag, args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5), st.lists(st.tuples(st.integers(1, 4), st.integers(0, 30)), max_size=4), st.integers(0, 30),
+       st.lists(st.one_of(st.integers(0, 40), st.booleans()), max_size=8))
+def test_reference_and_impl_retention_agree(size: int, raw: list, leo: int, ops: list) -> None:
+    pairs, last = [], (0, -1)
+    for epoch, start in raw:  # an epoch file well formed against the LEO
+        if epoch > last[0] and start > last[1] and start <= leo:
+            pairs.append((epoch, start))
+            last = (epoch, start)
+    ref, impl = ReferenceRetention(leo, pairs, size), ImplRetention(leo, pairs, size)
+    assert ref.view() == impl.view()
+    for op in ops:
+        if isinstance(op, bool):
+            assert ref.start(op) == impl.start(op), op
+        else:
+            ref.delete(op)
+            impl.delete(op)
+        assert ref.view() == impl.view(), op
