@@ -19,8 +19,9 @@ def append(epochs: Epochs, epoch: int, start: int) -> Epochs:
 
 
 def truncate_suffix(epochs: Epochs, offset: int) -> Epochs:
-    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
-    return tuple(e for e in epochs if e[1] < offset)
+    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset`` (the cache's rule; the
+    endOffsets it keeps in memory are not part of this view)."""
+    return tuple((e.epoch, e.start) for e in epoch_cache.truncate_suffix_by_offset(epoch_cache.init_entries(epochs), offset))
 
 
 def last_epoch(epochs: Epochs) -> int:
