@@ -214,18 +214,16 @@ class ImplCache:
     def __init__(self, storage: Any) -> None:
         from autoswitch.impl.epoch_file import EpochFile
 
-        self.storage, self.load = storage, EpochFile.load
+        self.storage, self.new = storage, EpochFile
         self.cache = EpochFile(storage)
 
     def run(self, tag: str, a: Mapping[str, Any]) -> Any:
-        from autoswitch.impl.epoch_file import EpochFile
-
         f = self.cache
         if tag == "reload":
-            self.cache = self.load(self.storage)
+            self.cache = self.new.load(self.storage)
             return None
         if tag == "findConsistentPoint":
-            other = EpochFile()
+            other = self.new()
             for e in a[OTHER]:
                 other.append(e["epoch"], e["startOffset"])
             if a[OTHER]:

@@ -34,7 +34,7 @@ def explain(path: str) -> Iterator[str]:
     """Lines describing the trace at ``path`` as the reference model runs it."""
     trace = load_trace(path)
     if "kind" in trace.meta:
-        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is one step from a given state, not a walk "
+        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is not a walk "
                          f"from Init: `autoswitch replay {path}` checks it")
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
