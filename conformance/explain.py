@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
+from autoswitch.reference.precondition import NotEnabled
 
 from .engines import config_from_meta, make_engine
 from .itf import TraceError, load_trace
@@ -33,7 +34,7 @@ def explain(path: str) -> Iterator[str]:
     """Lines describing the trace at ``path`` as the reference model runs it."""
     trace = load_trace(path)
     if "kind" in trace.meta:
-        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is one step from a given state, not a walk "
+        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is not a walk "
                          f"from Init: `autoswitch replay {path}` checks it")
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
@@ -46,7 +47,11 @@ def explain(path: str) -> Iterator[str]:
     for i, state in enumerate(trace.states[1:], start=1):
         action = state["action"]
         params = ", ".join(f"{k}={show(v)}" for k, v in action.items() if k != "tag")
-        outcome = engine.step(action)
+        try:
+            outcome = engine.step(action)
+        except NotEnabled as e:
+            yield f"{i:3d} {action['tag']}({params}) -> not enabled: {e}"
+            continue
         answer = ", ".join(f"{k}={show(v)}" for k, v in outcome.items() if k != "code")
         yield f"{i:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")
         after, showing = engine.variables(), engine.observed()

@@ -3,9 +3,12 @@ every variable the state carries, check the invariants of MODEL.md §6 on the en
 report the first divergence (the model disagrees with the trace) apart from invariant violations (the
 state is one the properties forbid). A trace may expect a violation in ``#meta.expect``:
 ``{"violation": "<invariant>", "state": <index>}`` - then the replay passes only if exactly that happens.
+A state whose outcome is exactly ``{"code": "DISABLED"}`` says the model must not allow its action: it
+passes only if the engine raises NotEnabled, and its variables are then those of the state before.
 
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
-pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`.
+pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`. The
+component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
 
 A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
 leadership, a null brokerId, the identity files' contents): states are compared with the engine's
@@ -19,6 +22,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
 from attrs import asdict, frozen
 
 from autoswitch.reference import epochs, truncation
@@ -37,7 +41,7 @@ from autoswitch.reference.state import POLICIES
 
 from .engines import broker_sets_problem, config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
-from .vocabulary import TRACE_VARS, action_problem
+from .vocabulary import DISABLED, TRACE_VARS, action_problem
 
 PASS = "pass"
 DIVERGENCE = "divergence"
@@ -206,12 +210,17 @@ def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, 
 
 def replay_trace(trace: Trace, engine_name: str) -> Result:
     """Replay a decoded trace on a fresh engine of the given kind."""
-    _validate(trace)
+    from .components import KINDS  # the component kinds build on this module
+
     kind = trace.meta.get("kind")
+    if kind in KINDS:
+        return KINDS[kind](trace, engine_name)
+    _validate(trace)
     if kind == TRUNCATION_STEP:
         return replay_truncation_step(trace, engine_name)
     if kind is not None:
-        raise TraceError(trace.path, None, "#meta.kind", f"unknown kind {kind!r}; known: {TRUNCATION_STEP!r} (or none: a walk from Init)")
+        known = ", ".join(map(repr, (TRUNCATION_STEP, *KINDS)))
+        raise TraceError(trace.path, None, "#meta.kind", f"unknown kind {kind!r}; known: {known} (or none: a walk from Init)")
     expected_violation = _expected_violation(trace)
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
@@ -223,10 +232,20 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
     for i, state in enumerate(trace.states):
         if i > 0:
             action = state["action"]
+            refused = state.get("outcome") == {"code": DISABLED}
             try:
                 outcome = engine.step(action)
             except NotEnabled as e:
-                return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "action", "enabled", "not enabled", f"{action['tag']}: {e}")
+                if not refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "action", "enabled", "not enabled", f"{action['tag']}: {e}")
+                outcome = {"code": DISABLED}
+                changed = _compare(trace, engine_name, i, {"action": action, **before}, engine.variables(), i)
+                if changed:
+                    return attrs.evolve(changed, message=f"the refused {action['tag']} changed {changed.field}")
+            else:
+                if refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "outcome.code", show(DISABLED), show(outcome.get("code")),
+                                  f"{action['tag']} is enabled; the trace says the model must refuse it")
             for key, want in (state.get("outcome") or {}).items():
                 got = outcome.get(key, _ABSENT)
                 if got != want:
@@ -259,28 +278,40 @@ WITHIN_COMMON_PREFIX = "TruncateWithinCommonPrefix"  # the slave keeps at most t
 _PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
 
 
-def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str,
-               v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The outcome and the variables after the slave's handshake, computed by the engine's own truncation
-    function and epoch-file truncation (reference/truncation.py or impl/truncation.py): the log, epoch
-    file and confirmOffset of the slave cut at the point; no point leaves everything as it was."""
-    args = (pre["epochFile"][slave], len(pre["log"][slave]), pre["confirmOffset"][slave], pre["epochFile"][master], len(pre["log"][master]))
+Pairs = list[tuple[int, int]]
+
+
+def truncate(engine_name: str, policy: str, local: Pairs, leo: int, hw: int, remote: Pairs, remote_leo: int,
+             v21: bool = False) -> tuple[int, Pairs]:
+    """The point where the slave truncates and its epoch file cut there, computed by the engine's own
+    truncation function and epoch-file truncation (reference/truncation.py or impl/truncation.py); the
+    file is unchanged when there is no point (-1). ``v21``: the Kafka 2.1.0 cache rules
+    (option kafkaLeaderEpochOnElection)."""
     if engine_name == "reference":
-        point = truncation.TRUNCATE[policy](tuple(map(tuple, args[0])), *args[1:3], tuple(map(tuple, args[3])), args[4], v21)
-        cut = list(epochs.truncate_suffix(tuple(map(tuple, args[0])), point))
-    elif engine_name == "impl":
+        mine = tuple(map(tuple, local))
+        point = truncation.TRUNCATE[policy](mine, leo, hw, tuple(map(tuple, remote)), remote_leo, v21)
+        return point, list(epochs.truncate_suffix(mine, point) if point >= 0 else mine)
+    if engine_name == "impl":
         from autoswitch.impl import truncation as impl_truncation
         from autoswitch.impl.epoch_file import EpochFile
 
-        local, remote = EpochFile(), EpochFile()
-        for f, entries in ((local, args[0]), (remote, args[3])):
+        files = EpochFile(), EpochFile()
+        for f, entries in zip(files, (local, remote)):
             for epoch, start in entries:
                 f.append(epoch, start)
-        point = impl_truncation.TRUNCATE[policy](local, *args[1:3], remote, args[4], v21)
-        local.truncate_suffix_by_offset(point)
-        cut = local.entries()
-    else:
-        raise ValueError(f"unknown engine {engine_name!r}")
+        point = impl_truncation.TRUNCATE[policy](files[0], leo, hw, files[1], remote_leo, v21)
+        if point >= 0:
+            files[0].truncate_suffix_by_offset(point)
+        return point, files[0].entries()
+    raise ValueError(f"unknown engine {engine_name!r}")
+
+
+def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str,
+               v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The outcome and the variables after the slave's handshake (:func:`truncate`): the log, epoch
+    file and confirmOffset of the slave cut at the point; no point leaves everything as it was."""
+    point, cut = truncate(engine_name, policy, pre["epochFile"][slave], len(pre["log"][slave]), pre["confirmOffset"][slave],
+                          pre["epochFile"][master], len(pre["log"][master]), v21)
     if point < 0:
         return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, dict(pre)
     post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:point]}, "epochFile": {**pre["epochFile"], slave: cut},

@@ -343,10 +343,11 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 
 def all_scenarios() -> dict[str, Callable[[], Scenario]]:
     from .scenarios_code import CODE_SCENARIOS
+    from .scenarios_components import COMPONENT_SCENARIOS
     from .scenarios_data import DATA_SCENARIOS
     from .scenarios_kinds import KIND_SCENARIOS
 
-    return {**SCENARIOS, **DATA_SCENARIOS, **CODE_SCENARIOS, **KIND_SCENARIOS}
+    return {**SCENARIOS, **DATA_SCENARIOS, **COMPONENT_SCENARIOS, **CODE_SCENARIOS, **KIND_SCENARIOS}
 
 
 def write_scenarios(root: str | Path) -> list[Path]:

@@ -258,6 +258,7 @@ def c5() -> Scenario:
     c.start("pA").elect("pA", 1).start("pB").follow("pB", 0).start("pC").follow("pC", 0).join("pA", "pB")
     c.write("pA", 3).replicate("pB", 3).replicate("pC", 3)
     c.expect(log={"pA": _log(3, []), "pB": _log(3, []), "pC": _log(3, [])}, acks={"pA": {2: 3, 3: 3}, "pB": {}, "pC": {}}, syncStateSet=frozenset({1, 2}))
+    c.do("Expand", "DISABLED", process="pA", brokerId=3, lost=False)  # caught up, but a learner (MODEL.md §5)
     c.die("pA").do("SendHeartbeat", "SUCCESS", process="pC").scan("pB", 2)
     return c.expect(syncStateSet=frozenset({2})).s
 
@@ -286,6 +287,14 @@ def c7() -> Scenario:
     c.write("pA", 1).replicate("pB", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2}))
     c.replicate("pC", 1).expect(confirmOffset={"pA": 2, "pB": 2, "pC": 2}, acked=frozenset({1, 2, 3}))
     return c.do("AlterArrives", "SUCCESS", process="pA").expect(confirmOffset={"pA": 3, "pB": 2, "pC": 2}).s
+
+
+def d1() -> Scenario:
+    c = _pair("D1-refused-actions", "a slave cannot Write, a master cannot Handshake, AlterArrives needs an alter in "
+              "flight, Expand needs a member outside the set: each is refused (DISABLED) and changes nothing")
+    c.do("Write", "DISABLED", process="pB").do("Handshake", "DISABLED", process="pA").do("AlterArrives", "DISABLED", process="pA")
+    c.do("Expand", "DISABLED", process="pA", brokerId=2, lost=False)
+    return c.write("pA", 1).replicate("pB", 1).expect(acked=frozenset({1}), log={"pA": [(1, 1)], "pB": [(1, 1)]}).s
 
 
 def union_ack_fix_off() -> Scenario:
@@ -329,6 +338,7 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
     "controller/C7-confirm-moves-on-rocketmq-events": c7,
+    "regressions/D1-refused-actions": d1,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,
     "negative/all-ack-off-loses-acked": all_ack_off,

@@ -67,6 +67,7 @@ OPTIONAL: dict[str, dict[str, str]] = {
     "Restart": SET_PARAMS,
 }
 TRIGGERS = ("broker", "controller", "admin")
+DISABLED = "DISABLED"  # a walk state's outcome code: the model must refuse the action (NotEnabled), nothing changes
 # Trace-only variables (spec/README.md, "Trace kinds"): observable by both engines, not spec variables.
 TRACE_VARS: dict[str, str] = {
     "controllerLeader": "bool",

@@ -43,7 +43,7 @@ from autoswitch.reference.step import step as reference_step
 from .engines import Config, ReferenceEngine, config_from_meta
 from .generate import controller_request, random_walk
 from .itf import TraceError, load_trace
-from .vocabulary import CONTROLLER_ACTIONS, TRIGGERS
+from .vocabulary import CONTROLLER_ACTIONS, DISABLED, TRIGGERS
 
 Bool = z3.BoolRef
 Int = z3.ArithRef
@@ -673,7 +673,7 @@ def walk_states(walks: int, length: int, seed: int, processes: int = 3) -> list[
 def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any] | None]]:
     """Every state of the given walk traces as the reference reaches it: (controller before the step,
     the step's action if it is a controller request of the spec, else None), and the last state with None.
-    Traces of another ``#meta.kind`` (one step from a given state) are left out."""
+    Traces of another ``#meta.kind`` (one step from a given state) and refused (DISABLED) steps are left out."""
     steps: list[tuple[Controller, Mapping[str, Any] | None]] = []
     for path in paths:
         trace = load_trace(path)
@@ -684,6 +684,8 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
             raise TraceError(path, None, "#meta", problem)
         engine = ReferenceEngine(config)
         for state in trace.states[1:]:
+            if state.get("outcome") == {"code": DISABLED}:
+                continue  # refused: no step
             action = state["action"]
             request = action["tag"] in CONTROLLER_ACTIONS and is_spec_step(engine.cluster, action)
             steps.append((engine.state.controller, action if request else None))

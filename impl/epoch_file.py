@@ -7,6 +7,10 @@ the entries starting at or beyond an offset) are binary searches. Behaviour is t
 
 Persisted by a :class:`~autoswitch.impl.storage.Storage` in RocketMQ's line format, one ``epoch-startOffset``
 line per entry, rewritten (atomically, by the backend) whenever the file changes.
+
+The in-memory endOffsets of ``EpochFileCache`` (ROCKETMQ.md §8.1, ``reference/epoch_cache.py``) need
+one number: every entry but the last ends where the next starts, so only the last one's end is kept
+(``last_end``); it is not persisted, and a load sets it to ``MAX``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from bisect import bisect_left, bisect_right
 from .storage import Storage
 
 EPOCH_FILE = "epochFileCheckpoint"
+MAX = 2**63 - 1  # Long.MAX_VALUE, EpochEntry's default endOffset
+Entry = tuple[int, int, int]  # (epoch, startOffset, endOffset), a copy as EpochFileCache returns
 
 
 class CorruptEpochFile(RuntimeError):
@@ -25,11 +31,12 @@ class CorruptEpochFile(RuntimeError):
 class EpochFile:
     """``(epoch, startOffset)`` entries, both columns strictly increasing."""
 
-    __slots__ = ("epochs", "starts", "_storage")
+    __slots__ = ("epochs", "starts", "last_end", "_storage")
 
     def __init__(self, storage: Storage | None = None) -> None:
         self.epochs: list[int] = []
         self.starts: list[int] = []
+        self.last_end = MAX
         self._storage = storage
 
     # ---- persistence --------------------------------------------------------------------------------
@@ -70,6 +77,7 @@ class EpochFile:
             return False
         epochs.append(epoch)
         self.starts.append(start)
+        self.last_end = MAX
         self._persist()
         return True
 
@@ -89,23 +97,44 @@ class EpochFile:
             return
         epochs.append(epoch)
         starts.append(start)
+        self.last_end = MAX
         self._persist()
+
+    def _truncate_suffix_from(self, i: int) -> None:
+        """doTruncateSuffix: the new last entry keeps ``starts[i]`` as its in-memory end (Java resets a
+        copy of it to MAX), until the next append or load."""
+        if i < len(self.starts):
+            self.last_end = self.starts[i]
+            del self.epochs[i:]
+            del self.starts[i:]
+            self._persist()
 
     def truncate_suffix_by_offset(self, offset: int) -> None:
         """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
-        i = bisect_left(self.starts, offset)
-        if i < len(self.starts):
-            del self.epochs[i:]
-            del self.starts[i:]
-            self._persist()
+        self._truncate_suffix_from(bisect_left(self.starts, offset))
 
     def truncate_suffix_by_epoch(self, epoch: int) -> None:
         """truncateSuffixByEpoch: drop the entries whose epoch is at least ``epoch``."""
-        i = bisect_left(self.epochs, epoch)
-        if i < len(self.epochs):
-            del self.epochs[i:]
-            del self.starts[i:]
+        self._truncate_suffix_from(bisect_left(self.epochs, epoch))
+
+    def truncate_prefix_by_offset(self, offset: int) -> None:
+        """truncatePrefixByOffset: drop the entries whose in-memory end is at most ``offset`` (a prefix,
+        since the ends increase)."""
+        if not self.starts:
+            return
+        # entry k < last ends at starts[k + 1]: those ending at or before offset are the starts[1:] <= offset
+        i = len(self.starts) if self.last_end <= offset else bisect_right(self.starts, offset, lo=1) - 1
+        if i > 0:
+            del self.epochs[:i]
+            del self.starts[:i]
+            if not self.starts:
+                self.last_end = MAX
             self._persist()
+
+    def set_last_end_offset(self, offset: int) -> None:
+        """setLastEpochEntryEndOffset: only if the last entry starts at or before ``offset``."""
+        if self.starts and self.starts[-1] <= offset:
+            self.last_end = offset
 
     def change_to_master(self, epoch: int, leo: int) -> bool:
         """AutoSwitchHAService.changeToMaster on the file: refused (False) below the last epoch; else the
@@ -168,6 +197,47 @@ class EpochFile:
         if above == 0:
             return (requested, self.starts[0]) if version == "2.1" else (-1, -1)
         return epochs[above - 1], self.starts[above]
+
+    # ---- EpochFileCache's queries (in-memory endOffsets) ----------------------------------------------
+
+    def entry(self, index: int) -> Entry:
+        end = self.starts[index + 1] if index + 1 < len(self.starts) else self.last_end
+        return self.epochs[index], self.starts[index], end
+
+    def cache_entries(self) -> list[Entry]:
+        return [self.entry(i) for i in range(len(self.epochs))]
+
+    def get_entry(self, epoch: int) -> Entry | None:
+        i = self.index_of(epoch)
+        return self.entry(i) if i >= 0 else None
+
+    def first_entry(self) -> Entry | None:
+        return self.entry(0) if self.epochs else None
+
+    def last_entry(self) -> Entry | None:
+        return self.entry(len(self.epochs) - 1) if self.epochs else None
+
+    def next_entry(self, epoch: int) -> Entry | None:
+        """nextEntry: ``ceilingEntry(epoch + 1)``."""
+        i = self.first_above(epoch)
+        return self.entry(i) if i < len(self.epochs) else None
+
+    def find_by_offset(self, offset: int) -> Entry | None:
+        """findEpochEntryByOffset: the entry with ``start <= offset < end`` (the last start at most
+        ``offset``, if it ends after it)."""
+        i = bisect_right(self.starts, offset) - 1
+        if i < 0:
+            return None
+        found = self.entry(i)
+        return found if offset < found[2] else None
+
+    def consistent_point(self, compare: EpochFile) -> int:
+        """findConsistentPoint against another cache, by both caches' in-memory endOffsets."""
+        for i in range(len(self.epochs) - 1, -1, -1):
+            j = compare.index_of(self.epochs[i])
+            if j >= 0 and compare.starts[j] == self.starts[i]:
+                return min(self.entry(i)[2], compare.entry(j)[2])
+        return -1
 
     def find_consistent_point(self, leo: int, remote: EpochFile, remote_leo: int) -> int:
         """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote

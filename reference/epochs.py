@@ -1,8 +1,11 @@
 """The epoch file (RocketMQ ``EpochFileCache``; Kafka's leader-epoch checkpoint): a sequence of
 ``(epoch, startOffset)`` entries, both strictly increasing, read against the log end offset (LEO).
-Pure functions over tuples, used by the replication actions and the truncation policies."""
+Pure functions over tuples, used by the replication actions and the truncation policies. The rules are
+those of the component model ``epoch_cache.py`` (RocketMQ's EpochFileCache), which this view calls."""
 
 from __future__ import annotations
+
+from . import epoch_cache
 
 Epochs = tuple[tuple[int, int], ...]
 
@@ -10,14 +13,15 @@ Epochs = tuple[tuple[int, int], ...]
 def append(epochs: Epochs, epoch: int, start: int) -> Epochs:
     """appendEntry: the file refuses an entry whose epoch or start offset is not strictly greater than
     the last one's (so an epoch bump with no new data is not recorded)."""
-    if epochs and (epochs[-1][0] >= epoch or epochs[-1][1] >= start):
+    if epochs and epoch_cache.refuses(*epochs[-1], epoch, start):
         return epochs
     return epochs + ((epoch, start),)
 
 
 def truncate_suffix(epochs: Epochs, offset: int) -> Epochs:
-    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
-    return tuple(e for e in epochs if e[1] < offset)
+    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset`` (the cache's rule; the
+    endOffsets it keeps in memory are not part of this view)."""
+    return tuple((e.epoch, e.start) for e in epoch_cache.truncate_suffix_by_offset(epoch_cache.init_entries(epochs), offset))
 
 
 def truncate_suffix_by_epoch(epochs: Epochs, epoch: int) -> Epochs:
@@ -57,14 +61,15 @@ def entry_of(epochs: Epochs, epoch: int) -> int | None:
     return next((i for i, e in enumerate(epochs) if e[0] == epoch), None)
 
 
+def as_cache(epochs: Epochs, leo: int) -> epoch_cache.Entries:
+    """The cache AutoSwitchHAClient.doTruncate builds from a side's entries: loaded, then
+    setLastEpochEntryEndOffset(its max offset), so the last entry ends at the LEO."""
+    return epoch_cache.set_last_end_offset(epoch_cache.init_entries(epochs), leo)
+
+
 def find_consistent_point(local: Epochs, local_leo: int, remote: Epochs, remote_leo: int) -> int:
-    """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote
-    file has with the same start offset gives min(local end, remote end). -1 when there is none."""
-    for i in range(len(local) - 1, -1, -1):
-        j = entry_of(remote, local[i][0])
-        if j is not None and remote[j][1] == local[i][1]:
-            return min(end_of(local, i, local_leo), end_of(remote, j, remote_leo))
-    return -1
+    """findConsistentPoint on both sides' caches as doTruncate builds them; -1 when there is none."""
+    return epoch_cache.find_consistent_point(as_cache(local, local_leo), as_cache(remote, remote_leo))
 
 
 # ---- Kafka's leader-epoch cache (kafka.server.epoch.LeaderEpochFileCache; spec EpochFile.tla) ----------------

@@ -10,11 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from autoswitch.conformance.cli import main
+from autoswitch.conformance.components import KINDS as COMPONENT_KINDS
 from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, MISSING_VIOLATION, PASS, VIOLATION, replay_file, trace_files
 from autoswitch.conformance.scenarios import all_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_TRACES = trace_files([str(ROOT / "traces")])
+# walks and truncation steps (the component kinds have their own mutations in test_components.py)
+SYSTEM_TRACES = [p for p in ALL_TRACES if json.loads(Path(p).read_text())["#meta"].get("kind") not in COMPONENT_KINDS]
 
 
 def test_corpus_has_every_scenario() -> None:
@@ -52,7 +55,7 @@ def _save(doc: dict, path: Path) -> str:
 
 
 @pytest.mark.parametrize("engine", ["reference", "impl"])
-@pytest.mark.parametrize("path", ALL_TRACES, ids=lambda p: Path(p).name)
+@pytest.mark.parametrize("path", SYSTEM_TRACES, ids=lambda p: Path(p).name)
 def test_wrong_expected_code_fails_at_that_state(path: str, engine: str, tmp_path: Path) -> None:
     doc = _load(path)
     index = len(doc["states"]) // 2 or 1
@@ -62,7 +65,7 @@ def test_wrong_expected_code_fails_at_that_state(path: str, engine: str, tmp_pat
     assert result.expected == "'CONTROLLER_JRAFT_INTERNAL_ERROR'"
 
 
-@pytest.mark.parametrize("path", ALL_TRACES, ids=lambda p: Path(p).name)
+@pytest.mark.parametrize("path", SYSTEM_TRACES, ids=lambda p: Path(p).name)
 def test_wrong_variable_value_fails_naming_the_variable(path: str, tmp_path: Path) -> None:
     doc = _load(path)
     index = len(doc["states"]) - 1
@@ -196,3 +199,41 @@ def test_explain_refuses_a_step_trace_and_says_what_checks_it() -> None:
 
     with pytest.raises(TraceError, match="#meta.kind.*autoswitch replay"):
         list(explain(str(ROOT / "traces/z3/hw-truncation-step.itf.json")))
+
+
+def test_disabled_expectation_needs_a_refusal(tmp_path: Path) -> None:
+    """C5's refused Expand of the async learner: claiming SUCCESS diverges at the action; a DISABLED claim
+    on an enabled action (D1's master Write) diverges on outcome.code."""
+    doc = _load(str(ROOT / "traces/controller/C5-async-learner.itf.json"))
+    index = next(i for i, s in enumerate(doc["states"]) if s["outcome"] == {"code": "DISABLED"})
+    assert doc["states"][index]["action"]["tag"] == "Expand"
+    doc["states"][index]["outcome"] = {"code": "SUCCESS"}
+    result = replay_file(_save(doc, tmp_path / "enabled.json"), "impl")
+    assert (result.status, result.state, result.field, result.actual) == (DIVERGENCE, index, "action", "not enabled")
+    doc = _load(str(ROOT / "traces/regressions/D1-refused-actions.itf.json"))
+    write = next(i for i, s in enumerate(doc["states"]) if s["action"]["tag"] == "Write" and s["outcome"]["code"] == "SUCCESS")
+    doc["states"][write]["outcome"] = {"code": "DISABLED"}
+    for engine in ("reference", "impl"):
+        result = replay_file(_save(doc, tmp_path / "refused.json"), engine)
+        assert (result.status, result.state, result.field, result.expected) == (DIVERGENCE, write, "outcome.code", "'DISABLED'")
+
+
+def test_refused_action_must_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine that changes a variable before refusing is caught at that state, naming the variable."""
+    from autoswitch.conformance import engines
+    from autoswitch.reference.precondition import NotEnabled
+
+    doc = _load(str(ROOT / "traces/regressions/D1-refused-actions.itf.json"))
+    index = next(i for i, s in enumerate(doc["states"]) if s["outcome"] == {"code": "DISABLED"})
+    step = engines.ReferenceEngine.step
+
+    def leaky(self, action):
+        if action["tag"] == doc["states"][index]["action"]["tag"]:
+            step(self, {"tag": "Crash", "process": "pB"})
+            raise NotEnabled("refused after a change")
+        return step(self, action)
+
+    monkeypatch.setattr(engines.ReferenceEngine, "step", leaky)
+    result = replay_file(_save(doc, tmp_path / "leaky.json"), "reference")
+    assert (result.status, result.state) == (DIVERGENCE, index), result.describe()
+    assert result.message.startswith(f"the refused {doc['states'][index]['action']['tag']} changed")
