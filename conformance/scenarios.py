@@ -135,6 +135,44 @@ def _c4(unclean: bool) -> Scenario:
                   masterId=2, masterEpoch=3, syncStateSet=frozenset({2}), syncStateSetEpoch=3)
 
 
+def c7_master_new_address() -> Scenario:
+    new_addr = "10.0.1.1:30911"
+    s = _three_brokers("C7-master-registers-new-address", "C7: the alive master re-registers under a new address; the "
+                       "answer is built before the address update (ReplicasInfoManager.registerBroker), so it names the "
+                       "master's OLD address; the next GetReplicaInfo has the new one")
+    s.step("RegisterBrokerToController", params={"brokerId": 1, "addr": new_addr},
+           returns={**MASTER_1, "syncStateSet": frozenset({1})},
+           replicas={1: {"addr": new_addr, "checkCode": _cc(A, 1)}, 2: {"addr": B, "checkCode": _cc(B, 2)},
+                     3: {"addr": C, "checkCode": _cc(C, 3)}})
+    return s.step("GetReplicaInfo", returns={**MASTER_1, "masterAddr": new_addr, "syncStateSet": frozenset({1})})
+
+
+NO_ELECTED = {**NO_LIVE_MASTER, "syncStateSet": frozenset()}
+
+
+def c8_failed_elections() -> Scenario:
+    s = _three_brokers("C8-failed-election-answers", "C8: a failed ElectMaster answers no master fields and no "
+                       "syncStateSet (an admin designating a non-candidate, the controller finding no candidate); "
+                       "GetReplicaInfo without a master still reports both epochs (ReplicasInfoManager.getReplicaInfo)")
+    s.step("ElectMaster", "CONTROLLER_ELECT_MASTER_FAILED", params={"trigger": "admin", "brokerId": 3}, returns=NO_ELECTED,
+           masterId=1, masterEpoch=1, syncStateSet=frozenset({1}), syncStateSetEpoch=1)
+    s.step("AlterSyncStateSet", params=_alter(1, 1, {1, 2}, 1), returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}))
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={3: _live0()})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=2,
+           syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+    return s.step("GetReplicaInfo", returns={"masterId": -1, "masterAddr": "", "masterEpoch": 2, "syncStateSetEpoch": 2,
+                                             "syncStateSet": frozenset({1, 2})})
+
+
+def c9_clean_living() -> Scenario:
+    s = _three_brokers("C9-clean-living-removes-set", "C9: CleanBrokerData with cleanLiving ignores the listed ids and "
+                       "removes the whole broker set (ReplicasInfoManager.cleanBrokerData leaves the id set null)")
+    s.step("CleanBrokerData", params={"brokerIds": frozenset({3}), "cleanLiving": True}, replicas={}, nextBrokerId=1,
+           masterId=-1, masterEpoch=0, syncStateSet=frozenset(), syncStateSetEpoch=0)
+    return s.step("GetReplicaInfo", "CONTROLLER_BROKER_METADATA_NOT_EXIST")
+
+
 # --- process-level building blocks ----------------------------------------------------------------
 
 def _first_start(s: Scenario, p: str, broker_id: int, check_code: str, next_id: int) -> Scenario:
@@ -330,6 +368,9 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C3-master-expires": c3,
     "controller/C4-no-candidate": lambda: _c4(False),
     "controller/C4-unclean-election": lambda: _c4(True),
+    "controller/C7-master-registers-new-address": c7_master_new_address,
+    "controller/C8-failed-election-answers": c8_failed_elections,
+    "controller/C9-clean-living-removes-set": c9_clean_living,
     "broker-id/B1-first-start": b1,
     "broker-id/B2-normal-restart": b2,
     "broker-id/B3-crash-before-temp": b3,

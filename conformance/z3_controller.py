@@ -274,7 +274,7 @@ def _clean(c: Ctl, r: Request, unclean: bool) -> Step:
     refused = z3.Or(z3.And(z3.Not(living), z3.Or(z3.And(empty, c.master != NO_MASTER),
                                                   z3.Or([z3.And(ids[b], c.alive[b]) for b in c.alive]))),
                     z3.Not(c.known))
-    removed = {b: z3.If(empty, c.present[b], ids[b]) for b in c.present}
+    removed = {b: z3.If(z3.Or(living, empty), c.present[b], ids[b]) for b in c.present}  # cleanLiving: the whole set
     remaining = {b: z3.And(c.present[b], z3.Not(removed[b])) for b in c.present}
     reset = evolve(c, present={b: FALSE for b in c.present}, next_id=z3.IntVal(1), master=z3.IntVal(NO_MASTER),
                    master_epoch=z3.IntVal(0), sss={b: FALSE for b in c.sss}, sss_epoch=z3.IntVal(0))

@@ -23,6 +23,7 @@ from .epoch_file import EpochFile
 from .ha import BrokerSet, HAState, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, load_meta, load_temp
 from .protocol import (
+    MASTER_STILL_EXIST,
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
@@ -318,11 +319,12 @@ class ReplicasManager:
         self._adopt_role(response)
 
     def send_elect_master(self) -> None:
-        """SendElectMaster: ElectMaster(broker(id)); a heard answer naming a newer master is adopted."""
+        """SendElectMaster: ElectMaster(broker(id)); a heard SUCCESS or MASTER_STILL_EXIST naming a newer
+        master is adopted (BrokerOuterAPI.brokerElect throws on any other code)."""
         if self.state is not _REGISTERED:
             raise self._not_enabled(_REGISTERED)
         response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
-        if response is not None:
+        if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
             self._adopt_role(response)
 
     def sync_replica_info(self) -> None:

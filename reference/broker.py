@@ -40,6 +40,7 @@ from .state import (
 )
 
 OK = frozendict(code=codes.OK)
+_ELECT_ACCEPTED = (codes.SUCCESS, codes.CONTROLLER_MASTER_STILL_EXIST)
 _UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
 
 
@@ -153,12 +154,14 @@ def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System,
 
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard answer naming a master
-    (new or still existing) is adopted if its epoch is newer."""
+    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard SUCCESS or
+    MASTER_STILL_EXIST (the codes BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer."""
     proc = require_process(s, p, REGISTERED)
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
-    return (s if lost else _adopt_role(s, p, answer, opts)), answer
+    if lost or answer["code"] not in _ELECT_ACCEPTED:
+        return s, answer
+    return _adopt_role(s, p, answer, opts), answer
 
 
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:

@@ -399,14 +399,14 @@ SendRegister(p, lost) ==
 (* A registered process.                                                   *)
 (***************************************************************************)
 
-\* ElectMaster(broker(id)); a heard answer naming a master (new or still
-\* existing) is adopted if its epoch is newer.
+\* ElectMaster(broker(id)); a heard SUCCESS or MASTER_STILL_EXIST (the codes
+\* BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
 SendElectMaster(p, lost) ==
     /\ regState[p] = REGISTERED
     /\ LET r == CtlElectMaster(Ctl, "broker", metaFile[p]) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
-       /\ IF lost
+       /\ IF lost \/ r.out.code \notin {SUCCESS, CONTROLLER_MASTER_STILL_EXIST}
           THEN UNCHANGED roleVars
           ELSE AdoptRole(p, r.out)
     /\ action' = PActLost("SendElectMaster", p, lost)

@@ -165,8 +165,10 @@ CtlApplyBrokerId(c, id, cc) ==
 (***************************************************************************)
 (* RegisterBrokerToController(id, addr): updates the stored address (not   *)
 (* the checkCode); answers the master only if it is alive, and the         *)
-(* syncStateSet always.  It never elects: a broker that hears "no master"  *)
-(* asks ElectMaster itself.                                                *)
+(* syncStateSet always.  The answer is built BEFORE the address update     *)
+(* (ReplicasInfoManager.registerBroker), so a master registering under a   *)
+(* new address hears its old one.  It never elects: a broker that hears    *)
+(* "no master" asks ElectMaster itself.                                    *)
 (***************************************************************************)
 \* @type: ($ctl, Int, Str) => $result;
 CtlRegisterBroker(c, id, a) ==
@@ -175,7 +177,7 @@ CtlRegisterBroker(c, id, a) ==
     ELSE LET c2 == IF c.replicas[id].addr # a
                    THEN [c EXCEPT !.replicas[id].addr = a]
                    ELSE c
-         IN Result(c2, [WithMasterView(Out(SUCCESS), c2, TRUE) EXCEPT !.syncStateSet = c2.syncStateSet])
+         IN Result(c2, [WithMasterView(Out(SUCCESS), c, TRUE) EXCEPT !.syncStateSet = c.syncStateSet])
 
 (***************************************************************************)
 (* The elect policy (DefaultElectPolicy).                                  *)
@@ -223,15 +225,16 @@ ElectPolicy(c, hasDesignated, designated) ==
 (* unregistered winner would break SyncStateSetRegistered).                *)
 (* A winner bumps masterEpoch and syncStateSetEpoch and becomes the only   *)
 (* member; no winner on a controller trigger clears the master and still  *)
-(* bumps masterEpoch (so the old master is fenced).  Every answer carries  *)
-(* the master view and the syncStateSet of the resulting state (the        *)
-(* response body in RocketMQ, which a broker that becomes master adopts):  *)
-(* CtlElectMaster below.                                                   *)
+(* bumps masterEpoch (so the old master is fenced).  SUCCESS and          *)
+(* MASTER_STILL_EXIST carry the master view and the syncStateSet of the    *)
+(* resulting state (header and body in ReplicasInfoManager.electMaster,    *)
+(* which a broker that becomes master adopts); a failure carries neither   *)
+(* (an empty header and no body: Out's absent values).                     *)
 (***************************************************************************)
 \* @type: ($ctl, Str, Int) => $result;
-CtlElect(c, trigger, id) ==
+CtlElectMaster(c, trigger, id) ==
     IF ~Known(c)
-    THEN Result(c, WithMasterView(Out(CONTROLLER_BROKER_NEED_TO_BE_REGISTERED), c, FALSE))
+    THEN Result(c, Out(CONTROLLER_BROKER_NEED_TO_BE_REGISTERED))
     ELSE
     LET first == c.masterEpoch = 0 /\ trigger # "controller" /\ id \in DOMAIN c.replicas
         winner == IF first THEN id ELSE ElectPolicy(c, trigger = "admin", id)
@@ -242,18 +245,14 @@ CtlElect(c, trigger, id) ==
         cleared == [c EXCEPT !.masterId = NoMaster, !.masterEpoch = c.masterEpoch + 1]
     IN
     IF winner # NoMaster /\ winner = c.masterId
-    THEN Result(c, WithMasterView(Out(CONTROLLER_MASTER_STILL_EXIST), c, FALSE))
+    THEN Result(c, [WithMasterView(Out(CONTROLLER_MASTER_STILL_EXIST), c, FALSE)
+                        EXCEPT !.syncStateSet = c.syncStateSet])
     ELSE IF winner # NoMaster
-    THEN Result(elected, WithMasterView(Out(SUCCESS), elected, FALSE))
+    THEN Result(elected, [WithMasterView(Out(SUCCESS), elected, FALSE)
+                              EXCEPT !.syncStateSet = elected.syncStateSet])
     ELSE IF trigger = "controller"
-    THEN Result(cleared, WithMasterView(Out(CONTROLLER_MASTER_NOT_AVAILABLE), cleared, FALSE))
-    ELSE Result(c, WithMasterView(Out(CONTROLLER_ELECT_MASTER_FAILED), c, FALSE))
-
-\* The request: CtlElect and, in every answer, the resulting syncStateSet.
-\* @type: ($ctl, Str, Int) => $result;
-CtlElectMaster(c, trigger, id) ==
-    LET r == CtlElect(c, trigger, id)
-    IN Result(r.ctl, [r.out EXCEPT !.syncStateSet = r.ctl.syncStateSet])
+    THEN Result(cleared, Out(CONTROLLER_MASTER_NOT_AVAILABLE))
+    ELSE Result(c, Out(CONTROLLER_ELECT_MASTER_FAILED))
 
 (***************************************************************************)
 (* AlterSyncStateSet(masterId, masterEpoch, newSet, syncStateSetEpoch):    *)
@@ -281,13 +280,18 @@ CtlAlterSyncStateSet(c, mId, mEpoch, newSet, ssEpoch) ==
     ELSE Result(altered, [Out(SUCCESS) EXCEPT !.syncStateSetEpoch = altered.syncStateSetEpoch])
 
 (***************************************************************************)
-(* GetReplicaInfo: the master (alive or not) and the set with its epoch.   *)
+(* GetReplicaInfo: the master (alive or not; -1 / "" when none), the      *)
+(* master epoch and the set with its epoch, master or not                  *)
+(* (ReplicasInfoManager.getReplicaInfo).                                   *)
 (***************************************************************************)
 \* @type: $ctl => $result;
 CtlGetReplicaInfo(c) ==
     IF ~Known(c)
     THEN Result(c, Out(CONTROLLER_BROKER_METADATA_NOT_EXIST))
-    ELSE Result(c, [WithMasterView(Out(SUCCESS), c, FALSE) EXCEPT !.syncStateSet = c.syncStateSet])
+    ELSE Result(c, [WithMasterView(Out(SUCCESS), c, FALSE)
+                       EXCEPT !.masterEpoch = c.masterEpoch,
+                              !.syncStateSetEpoch = c.syncStateSetEpoch,
+                              !.syncStateSet = c.syncStateSet])
 
 (***************************************************************************)
 (* BrokerHeartbeat(id, epoch, maxOffset, priority): marks the id alive;    *)
@@ -330,11 +334,13 @@ CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive], Out(OK))
 (* removes the ids ({} = all) from replicas and the syncStateSet with no   *)
 (* epoch change; removing the master clears it (refinement: otherwise      *)
 (* MasterInSyncStateSet breaks); the set is reset when its replicas empty, *)
-(* so its epochs restart at 0 (EpochsMonotonic makes an exception).        *)
+(* so its epochs restart at 0 (EpochsMonotonic makes an exception).  With  *)
+(* cleanLiving the ids are ignored and the whole set goes (the code leaves *)
+(* its id set null: ReplicasInfoManager.cleanBrokerData).                  *)
 (***************************************************************************)
 \* @type: ($ctl, Set(Int), Bool) => $result;
 CtlCleanBrokerData(c, ids, cleanLiving) ==
-    LET removed == IF ids = {} THEN DOMAIN c.replicas ELSE ids
+    LET removed == IF cleanLiving \/ ids = {} THEN DOMAIN c.replicas ELSE ids
         kept == DOMAIN c.replicas \ removed
     IN
     IF ~cleanLiving /\ ids = {} /\ c.masterId # NoMaster

@@ -106,7 +106,7 @@ def test_broker_sets_are_isolated() -> None:
     elected = ctl.elect_master(ElectMasterRequest(C, "broker-a", 2))
     assert elected.code == ResponseCode.SUCCESS and elected.header["masterAddr"] == "10.0.0.2"
     b_info = ctl.get_replica_info(GetReplicaInfoRequest(C, "broker-b"))
-    assert b_info.header["masterId"] == -1 and b_info.header["masterEpoch"] == -1
+    assert b_info.header["masterId"] == -1 and b_info.header["masterEpoch"] == 0  # no master yet: epoch 0, reported
 
     # liveness is per broker set: expiring broker-a's id 1 leaves broker-b's id 1 alive
     assert ctl.heartbeat_manager.on_broker_inactive(C, "broker-a", 1)
