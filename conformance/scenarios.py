@@ -173,6 +173,39 @@ def c9_clean_living() -> Scenario:
     return s.step("GetReplicaInfo", "CONTROLLER_BROKER_METADATA_NOT_EXIST")
 
 
+def c10_trigger_retries() -> Scenario:
+    s = _three_brokers("C10-elect-trigger-retries", "C10: the master and the other set member die; the controller's "
+                       "election trigger (ControllerManager.triggerElectMaster) tries electMasterMaxRetryCount = 3 times, "
+                       "each try finds no candidate and emits ElectMasterEvent(false): masterEpoch rises by 3 while the "
+                       "master stays cleared and the syncStateSet is kept")
+    s.step("AlterSyncStateSet", params=_alter(1, 1, {1, 2}, 1), returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}))
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={3: _live0()})
+    for epoch, left in ((2, 2), (3, 1), (4, 0)):
+        s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=epoch,
+               syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2, electTriesLeft=left)
+    return s.step("GetReplicaInfo", returns={"masterId": -1, "masterAddr": "", "masterEpoch": 4, "syncStateSetEpoch": 2,
+                                             "syncStateSet": frozenset({1, 2})})
+
+
+def c11_trigger_without_live_ids() -> Scenario:
+    s = _three_brokers("C11-elect-trigger-nobody-alive", "C11: the master's expiry triggers an election even with no "
+                       "id alive (onBrokerInactive); the failed try is retried and succeeds once the master heartbeats "
+                       "again; a controller failover ends a running trigger (the new leader does not continue it)")
+    for broker_id in (1, 2, 3):
+        s.step("HeartbeatExpire", "OK", params={"brokerId": broker_id})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, alive={}, masterId=-1,
+           masterEpoch=2, electTriesLeft=2)
+    s.step("BrokerHeartbeat", params={"brokerId": 1, "epoch": 1, "maxOffset": 0, "priority": 0})
+    s.step("ControllerElectScan", returns={"masterId": 1, "masterAddr": A, "masterEpoch": 3, "syncStateSetEpoch": 2,
+                                           "syncStateSet": frozenset({1})},
+           masterId=1, masterEpoch=3, syncStateSet=frozenset({1}), syncStateSetEpoch=2, electTriesLeft=0)
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=4,
+           electTriesLeft=2)
+    return s.step("ControllerFailover", "OK", alive={}, masterId=-1, masterEpoch=4, electTriesLeft=0)
+
+
 # --- process-level building blocks ----------------------------------------------------------------
 
 def _first_start(s: Scenario, p: str, broker_id: int, check_code: str, next_id: int) -> Scenario:
@@ -371,6 +404,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C7-master-registers-new-address": c7_master_new_address,
     "controller/C8-failed-election-answers": c8_failed_elections,
     "controller/C9-clean-living-removes-set": c9_clean_living,
+    "controller/C10-elect-trigger-retries": c10_trigger_retries,
+    "controller/C11-elect-trigger-nobody-alive": c11_trigger_without_live_ids,
     "broker-id/B1-first-start": b1,
     "broker-id/B2-normal-restart": b2,
     "broker-id/B3-crash-before-temp": b3,

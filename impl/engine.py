@@ -278,6 +278,7 @@ class ImplSystem:
                 b: {"epoch": i.epoch, "maxOffset": i.max_offset, "priority": i.election_priority}
                 for b, i in alive.items()
             },
+            "electTriesLeft": self._controller.elect_tries_left.get(BROKER_NAME, 0),
             "metaFile": meta_file,
             "tempFile": temp_file,
             "regState": reg_state,

@@ -226,8 +226,9 @@ def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
 
 
 def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:
-    """ControllerElectScan: the master is not alive and some registered id is: ElectMaster(controller)."""
+    """ControllerElectScan: one try of the controller's election trigger (a running one, or a new one
+    because the master is not alive)."""
     require(ctl.needs_reelect(s.controller), "no re-election needed")
-    c, answer = ctl.elect_master(s.controller, "controller", NO_MASTER, opts)
+    c, answer = ctl.elect_scan(s.controller, opts)
     return evolve(s, controller=c), answer
 

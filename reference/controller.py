@@ -12,7 +12,7 @@ from frozendict import frozendict
 
 from . import codes
 from .precondition import require
-from .state import NO_MASTER, Controller, LiveInfo, Options, Replica
+from .state import ELECT_MASTER_MAX_RETRY_COUNT, NO_MASTER, Controller, LiveInfo, Options, Replica
 
 Outcome = frozendict
 
@@ -45,7 +45,8 @@ def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Con
     if not c.known:
         if broker_id != 1:
             return c, _outcome(codes.CONTROLLER_BROKER_ID_INVALID)
-        return Controller(replicas=frozendict({1: entry}), next_broker_id=2, alive=c.alive), _outcome(codes.SUCCESS)
+        created = Controller(replicas=frozendict({1: entry}), next_broker_id=2, alive=c.alive, elect_tries_left=c.elect_tries_left)
+        return created, _outcome(codes.SUCCESS)
     bound = c.replicas.get(broker_id)
     if bound is None:
         return evolve(c, replicas=c.replicas.set(broker_id, entry), next_broker_id=c.next_broker_id + 1), _outcome(codes.SUCCESS)
@@ -206,8 +207,9 @@ def heartbeat_expire(c: Controller, broker_id: int) -> tuple[Controller, Outcome
 
 
 def controller_failover(c: Controller) -> tuple[Controller, Outcome]:
-    """ControllerFailover: a new controller leader starts with an empty liveness table."""
-    return evolve(c, alive=frozendict()), _outcome(codes.OK)
+    """ControllerFailover: a new controller leader starts with an empty liveness table and does not
+    continue the old leader's election trigger."""
+    return evolve(c, alive=frozendict(), elect_tries_left=0), _outcome(codes.OK)
 
 
 def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: bool) -> tuple[Controller, Outcome]:
@@ -226,7 +228,7 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
     removed = frozenset(c.replicas) if clean_living or not broker_ids else broker_ids
     replicas = frozendict({b: r for b, r in c.replicas.items() if b not in removed})
     if not replicas:
-        return Controller(alive=c.alive), _outcome(codes.SUCCESS)
+        return Controller(alive=c.alive, elect_tries_left=c.elect_tries_left), _outcome(codes.SUCCESS)
     return (
         evolve(
             c,
@@ -239,5 +241,14 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
 
 
 def needs_reelect(c: Controller) -> bool:
-    """The controller's scan: a master exists but is not alive, and some registered id is alive."""
-    return c.master_id != NO_MASTER and not master_alive(c) and any(b in c.alive for b in c.replicas)
+    """NeedsReelect: an election trigger is running, or a master exists and is not alive (the master's
+    expiry notice triggers whatever else is alive; the periodic scan when some id is)."""
+    return c.elect_tries_left > 0 or (c.master_id != NO_MASTER and not master_alive(c))
+
+
+def elect_scan(c: Controller, opts: Options) -> tuple[Controller, Outcome]:
+    """CtlElectScan: one try of ControllerManager.triggerElectMaster, the first of a new trigger or the
+    next of a running one; SUCCESS ends the trigger, any other code leaves one try fewer."""
+    left = c.elect_tries_left or ELECT_MASTER_MAX_RETRY_COUNT
+    c, outcome = elect_master(c, "controller", NO_MASTER, opts)
+    return evolve(c, elect_tries_left=0 if outcome["code"] == codes.SUCCESS else left - 1), outcome

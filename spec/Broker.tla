@@ -97,7 +97,10 @@ VARIABLES
     syncStateSetEpoch,
     \* Soft liveness table of the controller leader: id -> what its last heartbeat reported.
     \* @type: Int -> $liveInfo;
-    alive
+    alive,
+    \* Tries left of the controller leader's running election trigger, 0 = none (CtlElectScan).
+    \* @type: Int;
+    electTriesLeft
 
 \* Each broker process: disk (survives a crash) ...
 VARIABLES
@@ -182,7 +185,7 @@ VARIABLES
     \* @type: $outcome;
     outcome
 
-ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive>>
+ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive, electTriesLeft>>
 diskVars == <<metaFile, tempFile>>
 procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
 ghostVars == <<clock, masterHistory>>
@@ -205,7 +208,7 @@ vars == <<modelVars, action, outcome>>
 \* @type: $ctl;
 Ctl == [replicas |-> replicas, nextBrokerId |-> nextBrokerId, masterId |-> masterId,
         masterEpoch |-> masterEpoch, syncStateSet |-> syncStateSet,
-        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive]
+        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive, electTriesLeft |-> electTriesLeft]
 
 \* @type: $ctl => Bool;
 SetCtl(c) ==
@@ -216,6 +219,7 @@ SetCtl(c) ==
     /\ syncStateSet' = c.syncStateSet
     /\ syncStateSetEpoch' = c.syncStateSetEpoch
     /\ alive' = c.alive
+    /\ electTriesLeft' = c.electTriesLeft
 
 \* An action record with every parameter at its "absent" value; a step sets
 \* the tag and its own parameters.  spec/README.md lists which fields belong
@@ -529,11 +533,12 @@ Restart(p, a) ==
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* The controller's own step: the re-elect scan (controller_elect_scan).   *)
+(* The controller's own step: one try of its election trigger            *)
+(* (controller_elect_scan).                                                *)
 (***************************************************************************)
 ControllerElectScan ==
     /\ NeedsReelect(Ctl)
-    /\ LET r == CtlElectMaster(Ctl, "controller", NoMaster) IN
+    /\ LET r == CtlElectScan(Ctl) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = Act("ControllerElectScan")

@@ -23,6 +23,7 @@
 (*   controller_failover  -> CtlControllerFailover                         *)
 (*   clean_broker_data    -> CtlCleanBrokerData                            *)
 (*   needs_reelect        -> NeedsReelect                                  *)
+(*   elect_scan           -> CtlElectScan                                  *)
 (*                                                                         *)
 (* Requests are always enabled: a refusal is a response code, not a       *)
 (* disabled action (except HeartbeatExpire, which needs a live entry).     *)
@@ -55,7 +56,7 @@ CONSTANT
 \* @typeAlias: checkCode = {addr: Str, ts: Int};
 \* @typeAlias: replica = {addr: Str, checkCode: $checkCode};
 \* @typeAlias: liveInfo = {epoch: Int, maxOffset: Int, priority: Int};
-\* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo};
+\* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo, electTriesLeft: Int};
 \* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int), msg: Int, offset: Int, truncateOffset: Int};
 \* @typeAlias: result = {ctl: $ctl, out: $outcome};
 Controller_typedefs == TRUE
@@ -71,6 +72,10 @@ NoCheckCode == [addr |-> "", ts |-> -1]
 NoReplicas == [b \in {} |-> [addr |-> "", checkCode |-> NoCheckCode]]
 \* @type: Int -> $liveInfo;
 NoAlive == [b \in {} |-> [epoch |-> 0, maxOffset |-> 0, priority |-> 0]]
+
+\* ControllerConfig.electMasterMaxRetryCount (default 3): the tries of one
+\* controller-triggered election (ControllerManager.triggerElectMaster).
+ElectMasterMaxRetryCount == 3
 
 \* Response codes (RocketMQ ResponseCode names, reference/codes.py).
 SUCCESS == "SUCCESS"
@@ -93,12 +98,13 @@ CONTROLLER_BROKER_ID_INVALID == "CONTROLLER_BROKER_ID_INVALID"
 (* Controller records.                                                     *)
 (***************************************************************************)
 
-\* The state of an unknown broker set, keeping a liveness table: liveness is
-\* soft state of the controller leader and does not belong to the set.
-\* @type: (Int -> $liveInfo) => $ctl;
-EmptyCtl(liveness) ==
+\* The state of an unknown broker set, keeping the leader-local part of c:
+\* the liveness table and a running election trigger are soft state of the
+\* controller leader and do not belong to the set.
+\* @type: $ctl => $ctl;
+EmptyCtl(c) ==
     [replicas |-> NoReplicas, nextBrokerId |-> 1, masterId |-> NoMaster, masterEpoch |-> 0,
-     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> liveness]
+     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> c.alive, electTriesLeft |-> c.electTriesLeft]
 
 \* @type: $ctl => Bool;
 Known(c) == DOMAIN c.replicas # {}
@@ -151,7 +157,7 @@ CtlApplyBrokerId(c, id, cc) ==
     ELSE IF ~Known(c)
     THEN IF id # 1
          THEN Result(c, Out(CONTROLLER_BROKER_ID_INVALID))
-         ELSE Result([EmptyCtl(c.alive) EXCEPT !.replicas = [b \in {1} |-> entry], !.nextBrokerId = 2],
+         ELSE Result([EmptyCtl(c) EXCEPT !.replicas = [b \in {1} |-> entry], !.nextBrokerId = 2],
                      Out(SUCCESS))
     ELSE IF id \notin DOMAIN c.replicas
     THEN Result([c EXCEPT !.replicas = [b \in DOMAIN c.replicas \cup {id} |->
@@ -322,11 +328,12 @@ CtlHeartbeatExpire(c, id) ==
     Result([c EXCEPT !.alive = [b \in DOMAIN c.alive \ {id} |-> c.alive[b]]], Out(OK))
 
 (***************************************************************************)
-(* ControllerFailover: the liveness table is leader-local soft state: a    *)
-(* new controller leader starts with no heartbeats.                        *)
+(* ControllerFailover: the liveness table and a running election trigger  *)
+(* are leader-local: a new controller leader starts with no heartbeats and *)
+(* does not continue the old leader's tries.                               *)
 (***************************************************************************)
 \* @type: $ctl => $result;
-CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive], Out(OK))
+CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive, !.electTriesLeft = 0], Out(OK))
 
 (***************************************************************************)
 (* CleanBrokerData(ids, cleanLiving) (admin).  Without cleanLiving it      *)
@@ -350,22 +357,34 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
     ELSE IF ~Known(c)
     THEN Result(c, Out(CONTROLLER_INVALID_CLEAN_BROKER_METADATA))
     ELSE IF kept = {}
-    THEN Result(EmptyCtl(c.alive), Out(SUCCESS))
+    THEN Result(EmptyCtl(c), Out(SUCCESS))
     ELSE Result([c EXCEPT !.replicas = [b \in kept |-> c.replicas[b]],
                           !.syncStateSet = c.syncStateSet \ removed,
                           !.masterId = IF c.masterId \in removed THEN NoMaster ELSE c.masterId],
                 Out(SUCCESS))
 
 (***************************************************************************)
-(* The controller's re-elect scan fires when a master exists but is not    *)
-(* alive and some registered id is alive.  It is not fired when there is   *)
-(* no master at all: after a failed try cleared the master, a broker's own *)
-(* ElectMaster (or an admin) brings the set back.  One try per scan.       *)
+(* The controller's election trigger (ControllerManager.triggerElectMaster)*)
+(* starts when the master is not alive: the master's heartbeat-expiry      *)
+(* notice (onBrokerInactive) triggers whatever else is alive, the periodic *)
+(* scan (scanNeedReelectBrokerSets) when some id is alive; together,       *)
+(* "a master exists and is not alive".  A trigger is up to                 *)
+(* ElectMasterMaxRetryCount tries of ElectMaster(controller), each one     *)
+(* step (other requests interleave between tries), stopping at the first   *)
+(* SUCCESS; any other code is retried, so a set with no candidate has its  *)
+(* masterEpoch bumped on every try, also after the master was cleared.     *)
+(* electTriesLeft counts the tries left, 0 = no trigger running.           *)
 (***************************************************************************)
 \* @type: $ctl => Bool;
 NeedsReelect(c) ==
-    /\ c.masterId # NoMaster
-    /\ ~MasterAlive(c)
-    /\ \E b \in DOMAIN c.replicas : b \in DOMAIN c.alive
+    \/ c.electTriesLeft > 0
+    \/ c.masterId # NoMaster /\ ~MasterAlive(c)
+
+\* One try: the first of a new trigger, or the next of a running one.
+\* @type: $ctl => $result;
+CtlElectScan(c) ==
+    LET left == IF c.electTriesLeft > 0 THEN c.electTriesLeft ELSE ElectMasterMaxRetryCount
+        r == CtlElectMaster(c, "controller", NoMaster)
+    IN Result([r.ctl EXCEPT !.electTriesLeft = IF r.out.code = SUCCESS THEN 0 ELSE left - 1], r.out)
 
 =============================================================================
