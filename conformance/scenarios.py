@@ -299,6 +299,32 @@ def c3() -> Scenario:
                                         "syncStateSet": frozenset({2})}, 2)
 
 
+def c12_broker_elects_after_poll() -> Scenario:
+    s = _master_process("C12-broker-elects-after-poll", "C12: the master crashes while no other member is alive; the "
+                        "controller's try clears the master (epoch 2); the slave p2 comes back, its poll names no master "
+                        "in a newer epoch, so it asks ElectMaster itself and wins (ReplicasManager."
+                        "schedulingSyncBrokerMetadata); the controller's trigger keeps trying and hears MASTER_STILL_EXIST, "
+                        "which it retries too", {"p1": A, "p2": B})
+    s.step("SendHeartbeat", params={"process": "p1"})
+    _first_start(s, "p2", 2, f"{B};1", 3)
+    _register(s, "p2", "SLAVE", MASTER_1, 1)
+    s.step("SendHeartbeat", params={"process": "p2"})
+    s.step("SendAlterSyncStateSet", params={"process": "p1", "newSyncStateSet": frozenset({1, 2}), "lost": False},
+           returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+    s.step("Crash", "OK", params={"process": "p1"}, regState={"p1": "DOWN", "p2": "REGISTERED"})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=2,
+           electTriesLeft=2)
+    s.step("SendHeartbeat", params={"process": "p2"})
+    master_2 = {"masterId": 2, "masterAddr": B, "masterEpoch": 3, "syncStateSetEpoch": 3, "syncStateSet": frozenset({2})}
+    s.step("SendElectMaster", params={"process": "p2", "lost": False}, returns=master_2, masterId=2, masterEpoch=3,
+           role={"p1": "NONE", "p2": "MASTER"}, localMasterEpoch={"p1": 0, "p2": 3},
+           masterHistory=frozenset({(1, "p1"), (3, "p2")}))
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_STILL_EXIST", returns=master_2, masterEpoch=3, electTriesLeft=1)
+    return s.step("ControllerElectScan", "CONTROLLER_MASTER_STILL_EXIST", returns=master_2, masterEpoch=3, electTriesLeft=0)
+
+
 def b1() -> Scenario:
     s = _procs("B1-first-start", "B1: GetNextBrokerId -> temp file -> ApplyBrokerId -> meta file, temp deleted -> register", {"p1": A})
     _first_start(s, "p1", 1, f"{A};0", 2)
@@ -406,6 +432,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C9-clean-living-removes-set": c9_clean_living,
     "controller/C10-elect-trigger-retries": c10_trigger_retries,
     "controller/C11-elect-trigger-nobody-alive": c11_trigger_without_live_ids,
+    "controller/C12-broker-elects-after-poll": c12_broker_elects_after_poll,
     "broker-id/B1-first-start": b1,
     "broker-id/B2-normal-restart": b2,
     "broker-id/B3-crash-before-temp": b3,

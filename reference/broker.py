@@ -155,8 +155,10 @@ def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System,
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard SUCCESS or
-    MASTER_STILL_EXIST (the codes BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer."""
+    MASTER_STILL_EXIST (the codes BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
+    Enabled only when the process's view has no live master (``elect_wanted``)."""
     proc = require_process(s, p, REGISTERED)
+    require(elect_wanted(s, proc), f"{p} knows a live master: it does not ask for an election")
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
     if lost or answer["code"] not in _ELECT_ACCEPTED:
@@ -164,10 +166,22 @@ def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[Sys
     return _adopt_role(s, p, answer, opts), answer
 
 
+def elect_wanted(s: System, proc: Process) -> bool:
+    """ElectWanted: the process has learnt no master since it registered (startBasicService retries
+    brokerElect until one is known), or a GetReplicaInfo poll names no master in a master epoch newer than
+    its own (schedulingSyncBrokerMetadata)."""
+    _, poll = ctl.get_replica_info(s.controller)
+    return proc.local_master_id == NO_MASTER or (
+        poll["code"] == codes.SUCCESS and poll["masterId"] == NO_MASTER and poll["masterEpoch"] > proc.local_master_epoch
+    )
+
+
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
     Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
-    master epoch, which settles an alter whose answer was lost."""
+    master epoch, which settles an alter whose answer was lost. CONTROLLER_BROKER_METADATA_NOT_EXIST makes
+    the broker call registerBrokerToController again, which the unknown set refuses with no change (it
+    never re-applies its id): nothing happens."""
     proc = require_process(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:

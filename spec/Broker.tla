@@ -403,10 +403,21 @@ SendRegister(p, lost) ==
 (* A registered process.                                                   *)
 (***************************************************************************)
 
+\* A broker asks for an election only when its view has no live master
+\* (ReplicasManager): it has learnt no master since it registered
+\* (startBasicService: masterBrokerId != null || brokerElect(), retried), or
+\* a GetReplicaInfo poll names no master in a master epoch newer than its
+\* own (schedulingSyncBrokerMetadata).  The poll is read in the same step.
+ElectWanted(p) ==
+    LET o == CtlGetReplicaInfo(Ctl).out IN
+    \/ localMasterId[p] = NoMaster
+    \/ o.code = SUCCESS /\ o.masterId = NoMaster /\ o.masterEpoch > localMasterEpoch[p]
+
 \* ElectMaster(broker(id)); a heard SUCCESS or MASTER_STILL_EXIST (the codes
 \* BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
 SendElectMaster(p, lost) ==
     /\ regState[p] = REGISTERED
+    /\ ElectWanted(p)
     /\ LET r == CtlElectMaster(Ctl, "broker", metaFile[p]) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
@@ -425,7 +436,10 @@ SendElectMaster(p, lost) ==
 \* (The reference runs the second part after an adoption too; there it
 \* changes nothing: the set epoch is the answer's, no alter is in flight,
 \* and settling twice gives the same values.  So the branches exclude
-\* each other here.)
+\* each other here.)  A poll answered CONTROLLER_BROKER_METADATA_NOT_EXIST
+\* makes the broker call registerBrokerToController again, which the same
+\* unknown set refuses (NEED_TO_BE_REGISTERED) with no change: the broker
+\* never re-applies its id, so nothing changes here either.
 SyncReplicaInfo(p) ==
     /\ regState[p] = REGISTERED
     /\ LET r == CtlGetReplicaInfo(Ctl)
