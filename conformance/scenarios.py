@@ -135,6 +135,77 @@ def _c4(unclean: bool) -> Scenario:
                   masterId=2, masterEpoch=3, syncStateSet=frozenset({2}), syncStateSetEpoch=3)
 
 
+def c7_master_new_address() -> Scenario:
+    new_addr = "10.0.1.1:30911"
+    s = _three_brokers("C7-master-registers-new-address", "C7: the alive master re-registers under a new address; the "
+                       "answer is built before the address update (ReplicasInfoManager.registerBroker), so it names the "
+                       "master's OLD address; the next GetReplicaInfo has the new one")
+    s.step("RegisterBrokerToController", params={"brokerId": 1, "addr": new_addr},
+           returns={**MASTER_1, "syncStateSet": frozenset({1})},
+           replicas={1: {"addr": new_addr, "checkCode": _cc(A, 1)}, 2: {"addr": B, "checkCode": _cc(B, 2)},
+                     3: {"addr": C, "checkCode": _cc(C, 3)}})
+    return s.step("GetReplicaInfo", returns={**MASTER_1, "masterAddr": new_addr, "syncStateSet": frozenset({1})})
+
+
+NO_ELECTED = {**NO_LIVE_MASTER, "syncStateSet": frozenset()}
+
+
+def c8_failed_elections() -> Scenario:
+    s = _three_brokers("C8-failed-election-answers", "C8: a failed ElectMaster answers no master fields and no "
+                       "syncStateSet (an admin designating a non-candidate, the controller finding no candidate); "
+                       "GetReplicaInfo without a master still reports both epochs (ReplicasInfoManager.getReplicaInfo)")
+    s.step("ElectMaster", "CONTROLLER_ELECT_MASTER_FAILED", params={"trigger": "admin", "brokerId": 3}, returns=NO_ELECTED,
+           masterId=1, masterEpoch=1, syncStateSet=frozenset({1}), syncStateSetEpoch=1)
+    s.step("AlterSyncStateSet", params=_alter(1, 1, {1, 2}, 1), returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}))
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={3: _live0()})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=2,
+           syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+    return s.step("GetReplicaInfo", returns={"masterId": -1, "masterAddr": "", "masterEpoch": 2, "syncStateSetEpoch": 2,
+                                             "syncStateSet": frozenset({1, 2})})
+
+
+def c9_clean_living() -> Scenario:
+    s = _three_brokers("C9-clean-living-removes-set", "C9: CleanBrokerData with cleanLiving ignores the listed ids and "
+                       "removes the whole broker set (ReplicasInfoManager.cleanBrokerData leaves the id set null)")
+    s.step("CleanBrokerData", params={"brokerIds": frozenset({3}), "cleanLiving": True}, replicas={}, nextBrokerId=1,
+           masterId=-1, masterEpoch=0, syncStateSet=frozenset(), syncStateSetEpoch=0)
+    return s.step("GetReplicaInfo", "CONTROLLER_BROKER_METADATA_NOT_EXIST")
+
+
+def c10_trigger_retries() -> Scenario:
+    s = _three_brokers("C10-elect-trigger-retries", "C10: the master and the other set member die; the controller's "
+                       "election trigger (ControllerManager.triggerElectMaster) tries electMasterMaxRetryCount = 3 times, "
+                       "each try finds no candidate and emits ElectMasterEvent(false): masterEpoch rises by 3 while the "
+                       "master stays cleared and the syncStateSet is kept")
+    s.step("AlterSyncStateSet", params=_alter(1, 1, {1, 2}, 1), returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}))
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={3: _live0()})
+    for epoch, left in ((2, 2), (3, 1), (4, 0)):
+        s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=epoch,
+               syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2, electTriesLeft=left)
+    return s.step("GetReplicaInfo", returns={"masterId": -1, "masterAddr": "", "masterEpoch": 4, "syncStateSetEpoch": 2,
+                                             "syncStateSet": frozenset({1, 2})})
+
+
+def c11_trigger_without_live_ids() -> Scenario:
+    s = _three_brokers("C11-elect-trigger-nobody-alive", "C11: the master's expiry triggers an election even with no "
+                       "id alive (onBrokerInactive); the failed try is retried and succeeds once the master heartbeats "
+                       "again; a controller failover ends a running trigger (the new leader does not continue it)")
+    for broker_id in (1, 2, 3):
+        s.step("HeartbeatExpire", "OK", params={"brokerId": broker_id})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, alive={}, masterId=-1,
+           masterEpoch=2, electTriesLeft=2)
+    s.step("BrokerHeartbeat", params={"brokerId": 1, "epoch": 1, "maxOffset": 0, "priority": 0})
+    s.step("ControllerElectScan", returns={"masterId": 1, "masterAddr": A, "masterEpoch": 3, "syncStateSetEpoch": 2,
+                                           "syncStateSet": frozenset({1})},
+           masterId=1, masterEpoch=3, syncStateSet=frozenset({1}), syncStateSetEpoch=2, electTriesLeft=0)
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=4,
+           electTriesLeft=2)
+    return s.step("ControllerFailover", "OK", alive={}, masterId=-1, masterEpoch=4, electTriesLeft=0)
+
+
 # --- process-level building blocks ----------------------------------------------------------------
 
 def _first_start(s: Scenario, p: str, broker_id: int, check_code: str, next_id: int) -> Scenario:
@@ -226,6 +297,32 @@ def c3() -> Scenario:
     s.step("LoadMetaFile", "OK", params={"process": "p1"}, regState={**_regs(s), "p1": "META_DONE"})
     return _register(s, "p1", "SLAVE", {"masterId": 2, "masterAddr": B, "masterEpoch": 2, "syncStateSetEpoch": 3,
                                         "syncStateSet": frozenset({2})}, 2)
+
+
+def c12_broker_elects_after_poll() -> Scenario:
+    s = _master_process("C12-broker-elects-after-poll", "C12: the master crashes while no other member is alive; the "
+                        "controller's try clears the master (epoch 2); the slave p2 comes back, its poll names no master "
+                        "in a newer epoch, so it asks ElectMaster itself and wins (ReplicasManager."
+                        "schedulingSyncBrokerMetadata); the controller's trigger keeps trying and hears MASTER_STILL_EXIST, "
+                        "which it retries too", {"p1": A, "p2": B})
+    s.step("SendHeartbeat", params={"process": "p1"})
+    _first_start(s, "p2", 2, f"{B};1", 3)
+    _register(s, "p2", "SLAVE", MASTER_1, 1)
+    s.step("SendHeartbeat", params={"process": "p2"})
+    s.step("SendAlterSyncStateSet", params={"process": "p1", "newSyncStateSet": frozenset({1, 2}), "lost": False},
+           returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+    s.step("Crash", "OK", params={"process": "p1"}, regState={"p1": "DOWN", "p2": "REGISTERED"})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
+    s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={})
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", returns=NO_ELECTED, masterId=-1, masterEpoch=2,
+           electTriesLeft=2)
+    s.step("SendHeartbeat", params={"process": "p2"})
+    master_2 = {"masterId": 2, "masterAddr": B, "masterEpoch": 3, "syncStateSetEpoch": 3, "syncStateSet": frozenset({2})}
+    s.step("SendElectMaster", params={"process": "p2", "lost": False}, returns=master_2, masterId=2, masterEpoch=3,
+           role={"p1": "NONE", "p2": "MASTER"}, localMasterEpoch={"p1": 0, "p2": 3},
+           masterHistory=frozenset({(1, "p1"), (3, "p2")}))
+    s.step("ControllerElectScan", "CONTROLLER_MASTER_STILL_EXIST", returns=master_2, masterEpoch=3, electTriesLeft=1)
+    return s.step("ControllerElectScan", "CONTROLLER_MASTER_STILL_EXIST", returns=master_2, masterEpoch=3, electTriesLeft=0)
 
 
 def b1() -> Scenario:
@@ -330,6 +427,12 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C3-master-expires": c3,
     "controller/C4-no-candidate": lambda: _c4(False),
     "controller/C4-unclean-election": lambda: _c4(True),
+    "controller/C7-master-registers-new-address": c7_master_new_address,
+    "controller/C8-failed-election-answers": c8_failed_elections,
+    "controller/C9-clean-living-removes-set": c9_clean_living,
+    "controller/C10-elect-trigger-retries": c10_trigger_retries,
+    "controller/C11-elect-trigger-nobody-alive": c11_trigger_without_live_ids,
+    "controller/C12-broker-elects-after-poll": c12_broker_elects_after_poll,
     "broker-id/B1-first-start": b1,
     "broker-id/B2-normal-restart": b2,
     "broker-id/B3-crash-before-temp": b3,

@@ -276,7 +276,7 @@ def c6() -> Scenario:
 
 
 def c7() -> Scenario:
-    c = Cluster("C7-confirm-moves-on-rocketmq-events", "C7: confirmOffset moves only where RocketMQ recomputes it: "
+    c = Cluster("C13-confirm-moves-on-rocketmq-events", "C13: confirmOffset moves only where RocketMQ recomputes it: "
                 "A (master, set {A, B}) expands to C; while that is in flight B's ack recomputes it over {A, B, C} "
                 "(C still at 2), C's ack recomputes nothing (C is not in the local set), so message 3 is acked to "
                 "the producer but not yet visible; the controller's answer (setSyncStateSet) moves it to 3",
@@ -337,7 +337,7 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "kafka/K4-kip279-2.1": lambda: _k4(True),
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
-    "controller/C7-confirm-moves-on-rocketmq-events": c7,
+    "controller/C13-confirm-moves-on-rocketmq-events": c7,
     "regressions/D1-refused-actions": d1,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,

@@ -37,7 +37,7 @@ from autoswitch.reference import codes
 from autoswitch.reference.cluster import is_spec_step
 from autoswitch.reference.controller import addr_of_check_code
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.state import NO_MASTER, Controller, LiveInfo, Options, Replica, System
+from autoswitch.reference.state import ELECT_MASTER_MAX_RETRY_COUNT, NO_MASTER, Controller, LiveInfo, Options, Replica, System
 from autoswitch.reference.step import step as reference_step
 
 from .engines import Config, ReferenceEngine, config_from_meta
@@ -73,6 +73,7 @@ class Ctl:
     a_epoch: dict[int, Int]
     a_offset: dict[int, Int]
     a_priority: dict[int, Int]
+    tries: Int  # electTriesLeft
 
     @property
     def ids(self) -> list[int]:
@@ -98,7 +99,8 @@ def symbolic_controller(name: str, n: int) -> Ctl:
 
     return Ctl(bools("present", ids), ints("addr", ids), ints("ccAddr", ids), ints("ccTs", ids), z3.Int(f"{name}_next"),
                z3.Int(f"{name}_master"), z3.Int(f"{name}_masterEpoch"), bools("sss", ids), z3.Int(f"{name}_sssEpoch"),
-               bools("alive", alive_ids), ints("aEpoch", alive_ids), ints("aOffset", alive_ids), ints("aPriority", alive_ids))
+               bools("alive", alive_ids), ints("aEpoch", alive_ids), ints("aOffset", alive_ids), ints("aPriority", alive_ids),
+               z3.Int(f"{name}_triesLeft"))
 
 
 def ite(cond: Bool, a: Ctl, b: Ctl) -> Ctl:
@@ -219,14 +221,16 @@ def _elect(c: Ctl, r: Request, unclean: bool) -> Step:
 
 
 def needs_reelect(c: Ctl) -> Bool:
-    """The controller's scan condition: a master exists but is not alive, and some registered id is."""
-    return z3.And(c.master != NO_MASTER, z3.Not(member(c.master, c.alive)),
-                  z3.Or([z3.And(c.present[b], c.alive[b]) for b in c.present]))
+    """NeedsReelect: an election trigger is running, or a master exists and is not alive."""
+    return z3.Or(c.tries > 0, z3.And(c.master != NO_MASTER, z3.Not(member(c.master, c.alive))))
 
 
 def _scan(c: Ctl, r: Request, unclean: bool) -> Step:
+    """CtlElectScan: one try; SUCCESS ends the trigger, any other code leaves one try fewer."""
     s = _elect_with(c, z3.IntVal(TRIGGERS.index("controller")), z3.IntVal(NO_MASTER), unclean)
-    return evolve(s, enabled=needs_reelect(c))
+    left = z3.If(c.tries > 0, c.tries, z3.IntVal(ELECT_MASTER_MAX_RETRY_COUNT))
+    tries = z3.If(s.code == code(codes.SUCCESS), z3.IntVal(0), left - 1)
+    return Step(needs_reelect(c), evolve(s.post, tries=tries), s.code)
 
 
 def _alter(c: Ctl, r: Request, unclean: bool) -> Step:
@@ -266,7 +270,7 @@ def _expire(c: Ctl, r: Request, unclean: bool) -> Step:
 
 
 def _failover(c: Ctl, r: Request, unclean: bool) -> Step:
-    return Step(TRUE, evolve(c, alive={b: FALSE for b in c.alive}), code(codes.OK))
+    return Step(TRUE, evolve(c, alive={b: FALSE for b in c.alive}, tries=z3.IntVal(0)), code(codes.OK))
 
 
 def _clean(c: Ctl, r: Request, unclean: bool) -> Step:
@@ -275,7 +279,7 @@ def _clean(c: Ctl, r: Request, unclean: bool) -> Step:
     refused = z3.Or(z3.And(z3.Not(living), z3.Or(z3.And(empty, c.master != NO_MASTER),
                                                   z3.Or([z3.And(ids[b], c.alive[b]) for b in c.alive]))),
                     z3.Not(c.known))
-    removed = {b: z3.If(empty, c.present[b], ids[b]) for b in c.present}
+    removed = {b: z3.If(z3.Or(living, empty), c.present[b], ids[b]) for b in c.present}  # cleanLiving: the whole set
     remaining = {b: z3.And(c.present[b], z3.Not(removed[b])) for b in c.present}
     reset = evolve(c, present={b: FALSE for b in c.present}, next_id=z3.IntVal(1), master=z3.IntVal(NO_MASTER),
                    master_epoch=z3.IntVal(0), sss={b: FALSE for b in c.sss}, sss_epoch=z3.IntVal(0))
@@ -331,6 +335,7 @@ def symbolic_request(tag: str, n: int, name: str = "r") -> tuple[Request, list[B
 def type_ok(c: Ctl) -> Bool:
     """TypeOK, controller part (ids and addresses are typed by the encoding)."""
     return z3.And(c.next_id >= 1, z3.Or(c.master == NO_MASTER, c.master >= 1), c.master_epoch >= 0, c.sss_epoch >= 0,
+                  c.tries >= 0, c.tries <= ELECT_MASTER_MAX_RETRY_COUNT,
                   *[z3.Implies(c.alive[b], z3.And(c.a_epoch[b] >= 0, c.a_offset[b] >= 0, c.a_priority[b] >= 0)) for b in c.alive])
 
 
@@ -421,6 +426,7 @@ def controller_values(c: Controller, n: int, names: Names) -> dict[str, Any]:
         "a_epoch": {b: e.epoch if e else 0 for b, e in live.items()},
         "a_offset": {b: e.max_offset if e else 0 for b, e in live.items()},
         "a_priority": {b: e.priority if e else 0 for b, e in live.items()},
+        "tries": c.elect_tries_left,
     }
 
 
@@ -488,7 +494,7 @@ def controller_from_model(model: z3.ModelRef, c: Ctl, names: Names) -> Controlle
     alive = {b: LiveInfo(num(c.a_epoch[b]), num(c.a_offset[b]), num(c.a_priority[b])) for b in sorted(c.alive) if flag(c.alive[b])}
     return Controller(replicas=frozendict(replicas), next_broker_id=num(c.next_id), master_id=num(c.master),
                       master_epoch=num(c.master_epoch), sync_state_set=frozenset(b for b in c.ids if flag(c.sss[b])),
-                      sync_state_set_epoch=num(c.sss_epoch), alive=frozendict(alive))
+                      sync_state_set_epoch=num(c.sss_epoch), alive=frozendict(alive), elect_tries_left=num(c.tries))
 
 
 def request_from_model(model: z3.ModelRef, tag: str, r: Request, names: Names) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from .ha import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, BrokerSet, HAConfig,
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
 from .processor import ControllerRequestProcessor
 from .protocol import (
+    MASTER_STILL_EXIST,
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
@@ -145,6 +146,11 @@ class ControllerClient:
     def get_replica_info(self, request: GetReplicaInfoRequest) -> Response | None:
         response = self.last_response = self._controller.get_replica_info(request)
         return None if self.lose_next_response else response
+
+    def poll_replica_info(self, request: GetReplicaInfoRequest) -> Response:
+        """The GetReplicaInfo poll that decides a broker-triggered election, in the same step: always
+        delivered and not the step's observed response (a lost poll would only skip the election)."""
+        return self._controller.get_replica_info(request)
 
     def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response | None:
         response = self.last_response = self._controller.broker_heartbeat(request)
@@ -349,12 +355,23 @@ class ReplicasManager:
         return True
 
     def send_elect_master(self) -> None:
-        """SendElectMaster: ElectMaster(broker(id)); a heard answer naming a newer master is adopted."""
+        """SendElectMaster: ElectMaster(broker(id)); a heard SUCCESS or MASTER_STILL_EXIST naming a newer
+        master is adopted (BrokerOuterAPI.brokerElect throws on any other code). Sent only when this
+        broker's view has no live master (reference ``elect_wanted``): no master learnt since it registered
+        (startBasicService), or a GetReplicaInfo poll naming no master in a newer master epoch
+        (schedulingSyncBrokerMetadata)."""
         if self.state is not _REGISTERED:
             raise self._not_enabled(_REGISTERED)
+        if self.master_id != NO_MASTER_ID and not self._poll_names_no_newer_master():
+            raise IllegalStateError(f"{self._process.name} knows a live master: it does not ask for an election")
         response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
-        if response is not None and response.code is not NOT_LEADER:  # a node that is not the leader says nothing
+        if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
             self._adopt_role(response)
+
+    def _poll_names_no_newer_master(self) -> bool:
+        poll = self._client.poll_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
+        header = poll.header
+        return poll.code is SUCCESS and header["masterId"] == NO_MASTER_ID and header["masterEpoch"] > self.master_epoch
 
     def sync_replica_info(self) -> None:
         """SyncReplicaInfo: a GetReplicaInfo poll (or role-change notification); adopts a newer master

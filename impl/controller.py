@@ -3,7 +3,8 @@
 A request runs as one atomic step: the handler of :class:`ReplicasInfoManager` computes the response and
 the events from the current state, the events are proposed to the replicated log and, once committed,
 applied to the state machine (here the log is local and commits at once, as a single-node DLedger
-group would). The liveness table is the leader's soft state: :meth:`ControllerManager.failover` empties it.
+group would). The liveness table and the running election triggers are the leader's soft state:
+:meth:`ControllerManager.failover` empties them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class ControllerConfig:
     """Controller options of MODEL.md §3."""
 
     enable_elect_unclean_master: bool = False
+    elect_master_max_retry_count: int = 3  # tries of one controller-triggered election
 
 
 class EventLog:
@@ -56,13 +58,16 @@ class EventLog:
 class ControllerManager:
     """The controller leader: request entry points, the replicated log and state machine, heartbeats."""
 
-    __slots__ = ("config", "replicas_info", "heartbeat_manager", "event_log", "_append", "get_next_broker_id", "get_replica_info")
+    __slots__ = ("config", "replicas_info", "heartbeat_manager", "event_log", "elect_tries_left", "_append", "get_next_broker_id",
+                 "get_replica_info")
 
     def __init__(self, config: ControllerConfig | None = None) -> None:
         self.config = config or ControllerConfig()
         self.replicas_info = ReplicasInfoManager(self.config.enable_elect_unclean_master)
         self.heartbeat_manager = BrokerHeartbeatManager()
         self.event_log = EventLog()
+        # broker name -> tries left of its running election trigger (absent: none running)
+        self.elect_tries_left: dict[str, int] = {}
         self._append = self.event_log.entries.append
         # Read-only requests propose nothing: the state machine answers them directly.
         self.get_next_broker_id: Callable[[GetNextBrokerIdRequest], Response] = self.replicas_info.get_next_broker_id
@@ -128,23 +133,28 @@ class ControllerManager:
 
     def failover(self) -> None:
         """ControllerFailover (reference ``controller_failover``): the new leader has the replicated state
-        but no heartbeats."""
+        but no heartbeats, and does not continue the old leader's election triggers."""
         self.heartbeat_manager.clear()
+        self.elect_tries_left.clear()
 
     def needs_reelect(self, cluster_name: str, broker_name: str) -> bool:
-        """The inactive-master scan's condition (reference ``needs_reelect``): a master exists but is not
-        alive, and some registered id is alive."""
+        """NeedsReelect (reference ``needs_reelect``): an election trigger is running, or a master exists
+        and is not alive (onBrokerInactive for the master, or scanNeedReelectBrokerSets)."""
+        if broker_name in self.elect_tries_left:
+            return True
         sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
         if sync is None or sync.master_broker_id == NO_MASTER_ID:
             return False
-        alive = self.heartbeat_manager.live_table(cluster_name, broker_name)
-        if sync.master_broker_id in alive:
-            return False
-        return any(broker_id in alive for broker_id in self.replicas_info.replica_info_table[broker_name].broker_id_table)
+        return sync.master_broker_id not in self.heartbeat_manager.live_table(cluster_name, broker_name)
 
     def scan_inactive_master(self, cluster_name: str, broker_name: str) -> Response | None:
-        """ControllerElectScan (reference ``controller_elect_scan``): when :meth:`needs_reelect`, trigger
-        ElectMaster on the controller's own behalf; None when there is nothing to do."""
+        """ControllerElectScan (reference ``controller_elect_scan``): one try of triggerElectMaster, the
+        first of a new trigger when :meth:`needs_reelect` or the next of a running one; SUCCESS ends the
+        trigger, any other code leaves one try fewer. None when there is nothing to do."""
         if not self.needs_reelect(cluster_name, broker_name):
             return None
-        return self.elect_master(ElectMasterRequest(cluster_name, broker_name, None))
+        left = self.elect_tries_left.pop(broker_name, self.config.elect_master_max_retry_count)
+        response = self.elect_master(ElectMasterRequest(cluster_name, broker_name, None))
+        if response.code is not ResponseCode.SUCCESS and left > 1:
+            self.elect_tries_left[broker_name] = left - 1
+        return response

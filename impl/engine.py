@@ -290,6 +290,7 @@ class ImplSystem:
                 b: {"epoch": i.epoch, "maxOffset": i.max_offset, "priority": i.election_priority}
                 for b, i in alive.items()
             },
+            "electTriesLeft": self._controller.elect_tries_left.get(broker_name, 0),
         }
 
     def other_sets(self) -> dict[str, dict[str, Any]]:

@@ -152,3 +152,4 @@ class CleanBrokerDataRequest:
 
 
 SUCCESS = ResponseCode.SUCCESS  # module constant: enum class attribute access is slow on hot paths
+MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST

@@ -54,8 +54,10 @@ _MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST
 _SUCCESS = Response(_SUCCESS_CODE)
 _BROKER_ID_INVALID = Response(ResponseCode.CONTROLLER_BROKER_ID_INVALID)
 _NEED_TO_BE_REGISTERED = Response(ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
+# A failed ElectMaster answers an empty header and no body; the trace vocabulary writes both as absent values.
 _ELECT_UNKNOWN_SET = Response(ResponseCode.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, NO_MASTER_HEADER, frozenset())
-_MASTER_NOT_AVAILABLE_CODE = ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE
+_ELECT_FAILED = Response(_ELECT_MASTER_FAILED, NO_MASTER_HEADER, frozenset())
+_MASTER_NOT_AVAILABLE = Response(ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE, NO_MASTER_HEADER, frozenset())
 _METADATA_NOT_EXIST = Response(ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST)
 _INVALID_CLEAN = Response(ResponseCode.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
 _NO_SET_EPOCH: Mapping[str, Any] = {"syncStateSetEpoch": -1}
@@ -161,7 +163,8 @@ class ReplicasInfoManager:
 
     def register_broker(self, request: RegisterBrokerToControllerRequest, alive: Alive) -> ControllerResult:
         """RegisterBrokerToController (reference ``register_broker``): a known id updates its address; the
-        answer names the master only if it is alive, and carries the syncStateSet. Never elects."""
+        answer names the master only if it is alive, with the address stored before this update, and
+        carries the syncStateSet. Never elects."""
         name = request.broker_name
         replica = self.replica_info_table.get(name)
         broker_id = request.broker_id
@@ -177,7 +180,7 @@ class ReplicasInfoManager:
         if master != NO_MASTER_ID and master in alive:
             header: Mapping[str, Any] = {
                 "masterId": master,
-                "masterAddr": address if master == broker_id else replica.broker_id_table[master].address,
+                "masterAddr": replica.broker_id_table[master].address,
                 "masterEpoch": sync.master_epoch,
                 "syncStateSetEpoch": sync.sync_state_set_epoch,
             }
@@ -210,9 +213,8 @@ class ReplicasInfoManager:
             )
         if winner is None:
             if broker_id is None:
-                response = Response(_MASTER_NOT_AVAILABLE_CODE, NO_MASTER_HEADER, sync.sync_state_set)
-                return response, (ElectMasterEvent(name, False, NO_MASTER_ID),)
-            return Response(_ELECT_MASTER_FAILED, _master_header(replica, sync), sync.sync_state_set), NO_EVENTS
+                return _MASTER_NOT_AVAILABLE, (ElectMasterEvent(name, False, NO_MASTER_ID),)
+            return _ELECT_FAILED, NO_EVENTS
         if winner == old_master:
             return Response(_MASTER_STILL_EXIST, _master_header(replica, sync), sync.sync_state_set), NO_EVENTS
         header = {
@@ -254,17 +256,26 @@ class ReplicasInfoManager:
         return Response(_SUCCESS_CODE, header), (AlterSyncStateSetEvent(name, new_set),)
 
     def get_replica_info(self, request: GetReplicaInfoRequest) -> Response:
-        """GetReplicaInfo (reference ``get_replica_info``): the master, alive or not, and the syncStateSet."""
+        """GetReplicaInfo (reference ``get_replica_info``): the master, alive or not, and the syncStateSet;
+        both epochs even when there is no master."""
         name = request.broker_name
         replica = self.replica_info_table.get(name)
         if replica is None:
             return _METADATA_NOT_EXIST
         sync = self.sync_state_set_info_table[name]
-        return Response(_SUCCESS_CODE, _master_header(replica, sync), sync.sync_state_set)
+        master = sync.master_broker_id
+        header = {
+            "masterId": master,
+            "masterAddr": "" if master == NO_MASTER_ID else replica.broker_id_table[master].address,
+            "masterEpoch": sync.master_epoch,
+            "syncStateSetEpoch": sync.sync_state_set_epoch,
+        }
+        return Response(_SUCCESS_CODE, header, sync.sync_state_set)
 
     def clean_broker_data(self, request: CleanBrokerDataRequest, alive: Alive) -> ControllerResult:
         """CleanBrokerData (reference ``clean_broker_data``): unless cleaning living brokers, refuses a
-        whole-set clean while a master exists and any alive id; refuses an unknown set."""
+        whole-set clean while a master exists and any alive id; refuses an unknown set. Cleaning living
+        brokers sends an empty id set, which removes the whole set (RocketMQ leaves it null)."""
         name = request.broker_name
         ids = request.broker_ids_to_clean
         if not request.clean_living_broker:
@@ -276,7 +287,7 @@ class ReplicasInfoManager:
                     return _INVALID_CLEAN, NO_EVENTS
         if name not in self.replica_info_table:
             return _INVALID_CLEAN, NO_EVENTS
-        return _SUCCESS, (CleanBrokerDataEvent(name, ids),)
+        return _SUCCESS, (CleanBrokerDataEvent(name, frozenset() if request.clean_living_broker else ids),)
 
     # ---- state machine: apply committed events in place ---------------------------------------------
 

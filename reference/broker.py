@@ -40,6 +40,7 @@ from .state import (
 )
 
 OK = frozendict(code=codes.OK)
+_ELECT_ACCEPTED = (codes.SUCCESS, codes.CONTROLLER_MASTER_STILL_EXIST)
 _UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
 
 
@@ -165,18 +166,34 @@ def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System,
 
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard answer naming a master
-    (new or still existing) is adopted if its epoch is newer."""
+    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard SUCCESS or
+    MASTER_STILL_EXIST (the codes BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
+    Enabled only when the process's view has no live master (``elect_wanted``)."""
     proc = require_process(s, p, REGISTERED)
+    require(elect_wanted(s, proc), f"{p} knows a live master: it does not ask for an election")
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
-    return (s if lost else _adopt_role(s, p, answer, opts)), answer
+    if lost or answer["code"] not in _ELECT_ACCEPTED:
+        return s, answer
+    return _adopt_role(s, p, answer, opts), answer
+
+
+def elect_wanted(s: System, proc: Process) -> bool:
+    """ElectWanted: the process has learnt no master since it registered (startBasicService retries
+    brokerElect until one is known), or a GetReplicaInfo poll names no master in a master epoch newer than
+    its own (schedulingSyncBrokerMetadata)."""
+    _, poll = ctl.get_replica_info(s.controller)
+    return proc.local_master_id == NO_MASTER or (
+        poll["code"] == codes.SUCCESS and poll["masterId"] == NO_MASTER and poll["masterEpoch"] > proc.local_master_epoch
+    )
 
 
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
     Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
-    master epoch, which settles an alter whose answer was lost."""
+    master epoch, which settles an alter whose answer was lost. CONTROLLER_BROKER_METADATA_NOT_EXIST makes
+    the broker call registerBrokerToController again, which the unknown set refuses with no change (it
+    never re-applies its id): nothing happens."""
     proc = require_process(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
@@ -236,8 +253,9 @@ def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
 
 
 def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:
-    """ControllerElectScan: the master is not alive and some registered id is: ElectMaster(controller)."""
+    """ControllerElectScan: one try of the controller's election trigger (a running one, or a new one
+    because the master is not alive)."""
     require(ctl.needs_reelect(s.controller), "no re-election needed")
-    c, answer = ctl.elect_master(s.controller, "controller", NO_MASTER, opts)
+    c, answer = ctl.elect_scan(s.controller, opts)
     return evolve(s, controller=c), answer
 

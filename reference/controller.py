@@ -12,7 +12,7 @@ from frozendict import frozendict
 
 from . import codes
 from .precondition import require
-from .state import NO_MASTER, Controller, LiveInfo, Options, Replica
+from .state import ELECT_MASTER_MAX_RETRY_COUNT, NO_MASTER, Controller, LiveInfo, Options, Replica
 
 Outcome = frozendict
 
@@ -45,7 +45,8 @@ def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Con
     if not c.known:
         if broker_id != 1:
             return c, _outcome(codes.CONTROLLER_BROKER_ID_INVALID)
-        return Controller(replicas=frozendict({1: entry}), next_broker_id=2, alive=c.alive), _outcome(codes.SUCCESS)
+        created = Controller(replicas=frozendict({1: entry}), next_broker_id=2, alive=c.alive, elect_tries_left=c.elect_tries_left)
+        return created, _outcome(codes.SUCCESS)
     bound = c.replicas.get(broker_id)
     if bound is None:
         return evolve(c, replicas=c.replicas.set(broker_id, entry), next_broker_id=c.next_broker_id + 1), _outcome(codes.SUCCESS)
@@ -55,13 +56,15 @@ def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Con
 
 
 def register_broker(c: Controller, broker_id: int, addr: str) -> tuple[Controller, Outcome]:
-    """RegisterBrokerToController: updates the stored address; returns the master only if it is alive,
-    and the syncStateSet always. Never elects."""
+    """RegisterBrokerToController: returns the master only if it is alive, and the syncStateSet always;
+    the answer is built before the address update (ReplicasInfoManager.registerBroker), so a master
+    registering under a new address hears its old one. Never elects."""
     if not c.known or broker_id not in c.replicas:
         return c, _outcome(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
+    answer = _outcome(codes.SUCCESS, **_master_view(c, live_only=True), syncStateSet=c.sync_state_set)
     if c.replicas[broker_id].addr != addr:
         c = evolve(c, replicas=c.replicas.set(broker_id, evolve(c.replicas[broker_id], addr=addr)))
-    return c, _outcome(codes.SUCCESS, **_master_view(c, live_only=True), syncStateSet=c.sync_state_set)
+    return c, answer
 
 
 def _master_view(c: Controller, live_only: bool) -> dict:
@@ -71,6 +74,17 @@ def _master_view(c: Controller, live_only: bool) -> dict:
     return dict(
         masterId=c.master_id,
         masterAddr=c.replicas[c.master_id].addr,
+        masterEpoch=c.master_epoch,
+        syncStateSetEpoch=c.sync_state_set_epoch,
+    )
+
+
+def _replica_info_view(c: Controller) -> dict:
+    """GetReplicaInfo's fields: the master (-1 / "" when none) and both epochs, master or not."""
+    has_master = c.master_id != NO_MASTER
+    return dict(
+        masterId=c.master_id,
+        masterAddr=c.replicas[c.master_id].addr if has_master else "",
         masterEpoch=c.master_epoch,
         syncStateSetEpoch=c.sync_state_set_epoch,
     )
@@ -106,23 +120,18 @@ def elect_master(c: Controller, trigger: str, broker_id: int, opts: Options) -> 
     """ElectMaster(trigger): ``broker(id)``, ``controller`` (id -1) or ``admin(id)`` which designates.
 
     The first election of a set (masterEpoch 0) lets the broker/admin id win without alive or
-    membership check, provided the id is registered (refinement, spec/README.md). The answer carries
-    the master view and the syncStateSet of the resulting state (the response body in RocketMQ, which a
-    broker that becomes master adopts)."""
-    c, outcome = _elect(c, trigger, broker_id, opts)
-    return c, outcome.set("syncStateSet", c.sync_state_set)
-
-
-def _elect(c: Controller, trigger: str, broker_id: int, opts: Options) -> tuple[Controller, Outcome]:
+    membership check, provided the id is registered (refinement, spec/README.md). SUCCESS and
+    MASTER_STILL_EXIST carry the master and the syncStateSet (ReplicasInfoManager.electMaster's header
+    and body); a failure carries neither (an empty header, no body: absent values here)."""
     if not c.known:
-        return c, _outcome(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, **_master_view(c, live_only=False))
+        return c, _no_master_elected(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
     winner = None
     if c.master_epoch == 0 and trigger != "controller" and broker_id in c.replicas:
         winner = broker_id
     if winner is None:
         winner = elect_policy(c, broker_id if trigger == "admin" else None, opts)
     if winner is not None and winner == c.master_id:
-        return c, _outcome(codes.CONTROLLER_MASTER_STILL_EXIST, **_master_view(c, live_only=False))
+        return c, _outcome(codes.CONTROLLER_MASTER_STILL_EXIST, **_master_view(c, live_only=False), syncStateSet=c.sync_state_set)
     if winner is not None:
         c = evolve(
             c,
@@ -131,11 +140,16 @@ def _elect(c: Controller, trigger: str, broker_id: int, opts: Options) -> tuple[
             sync_state_set=frozenset({winner}),
             sync_state_set_epoch=c.sync_state_set_epoch + 1,
         )
-        return c, _outcome(codes.SUCCESS, **_master_view(c, live_only=False))
+        return c, _outcome(codes.SUCCESS, **_master_view(c, live_only=False), syncStateSet=c.sync_state_set)
     if trigger == "controller":
         c = evolve(c, master_id=NO_MASTER, master_epoch=c.master_epoch + 1)
-        return c, _outcome(codes.CONTROLLER_MASTER_NOT_AVAILABLE, **_master_view(c, live_only=False))
-    return c, _outcome(codes.CONTROLLER_ELECT_MASTER_FAILED, **_master_view(c, live_only=False))
+        return c, _no_master_elected(codes.CONTROLLER_MASTER_NOT_AVAILABLE)
+    return c, _no_master_elected(codes.CONTROLLER_ELECT_MASTER_FAILED)
+
+
+def _no_master_elected(code: str) -> Outcome:
+    """A failed ElectMaster's answer: no master fields, no syncStateSet."""
+    return _outcome(code, masterId=NO_MASTER, masterAddr="", masterEpoch=-1, syncStateSetEpoch=-1, syncStateSet=frozenset())
 
 
 def alter_sync_state_set(
@@ -169,10 +183,12 @@ def alter_sync_state_set(
 
 
 def get_replica_info(c: Controller) -> tuple[Controller, Outcome]:
-    """GetReplicaInfo: the master (whether alive or not) and the syncStateSet with its epoch."""
+    """GetReplicaInfo: the master (whether alive or not), the master epoch and the syncStateSet with its
+    epoch; with no master, masterId -1 and masterAddr "" but the real epochs
+    (ReplicasInfoManager.getReplicaInfo)."""
     if not c.known:
         return c, _outcome(codes.CONTROLLER_BROKER_METADATA_NOT_EXIST)
-    return c, _outcome(codes.SUCCESS, **_master_view(c, live_only=False), syncStateSet=c.sync_state_set)
+    return c, _outcome(codes.SUCCESS, **_replica_info_view(c), syncStateSet=c.sync_state_set)
 
 
 def broker_heartbeat(c: Controller, broker_id: int, epoch: int, max_offset: int, priority: int) -> tuple[Controller, Outcome]:
@@ -191,14 +207,17 @@ def heartbeat_expire(c: Controller, broker_id: int) -> tuple[Controller, Outcome
 
 
 def controller_failover(c: Controller) -> tuple[Controller, Outcome]:
-    """ControllerFailover: a new controller leader starts with an empty liveness table."""
-    return evolve(c, alive=frozendict()), _outcome(codes.OK)
+    """ControllerFailover: a new controller leader starts with an empty liveness table and does not
+    continue the old leader's election trigger."""
+    return evolve(c, alive=frozendict(), elect_tries_left=0), _outcome(codes.OK)
 
 
 def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: bool) -> tuple[Controller, Outcome]:
     """CleanBrokerData (admin): without ``cleanLiving`` refuses alive ids, or a set with a master when no
     ids are given. Removes the ids from ``replicas`` and the syncStateSet (no epoch change); removing the
-    master clears it (refinement); the set is removed (reset) when its replicas empty."""
+    master clears it (refinement); the set is removed (reset) when its replicas empty. With
+    ``cleanLiving`` the listed ids are ignored and the whole set is removed (the code leaves its id set
+    null: ReplicasInfoManager.cleanBrokerData)."""
     if not clean_living:
         if not broker_ids and c.master_id != NO_MASTER:
             return c, _outcome(codes.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
@@ -206,10 +225,10 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
             return c, _outcome(codes.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
     if not c.known:
         return c, _outcome(codes.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
-    removed = frozenset(c.replicas) if not broker_ids else broker_ids
+    removed = frozenset(c.replicas) if clean_living or not broker_ids else broker_ids
     replicas = frozendict({b: r for b, r in c.replicas.items() if b not in removed})
     if not replicas:
-        return Controller(alive=c.alive), _outcome(codes.SUCCESS)
+        return Controller(alive=c.alive, elect_tries_left=c.elect_tries_left), _outcome(codes.SUCCESS)
     return (
         evolve(
             c,
@@ -222,5 +241,14 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
 
 
 def needs_reelect(c: Controller) -> bool:
-    """The controller's scan: a master exists but is not alive, and some registered id is alive."""
-    return c.master_id != NO_MASTER and not master_alive(c) and any(b in c.alive for b in c.replicas)
+    """NeedsReelect: an election trigger is running, or a master exists and is not alive (the master's
+    expiry notice triggers whatever else is alive; the periodic scan when some id is)."""
+    return c.elect_tries_left > 0 or (c.master_id != NO_MASTER and not master_alive(c))
+
+
+def elect_scan(c: Controller, opts: Options) -> tuple[Controller, Outcome]:
+    """CtlElectScan: one try of ControllerManager.triggerElectMaster, the first of a new trigger or the
+    next of a running one; SUCCESS ends the trigger, any other code leaves one try fewer."""
+    left = c.elect_tries_left or ELECT_MASTER_MAX_RETRY_COUNT
+    c, outcome = elect_master(c, "controller", NO_MASTER, opts)
+    return evolve(c, elect_tries_left=0 if outcome["code"] == codes.SUCCESS else left - 1), outcome

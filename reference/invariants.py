@@ -12,11 +12,12 @@ from typing import Any
 from attrs import frozen
 
 from . import epochs
-from .state import DOWN, NO_ID, NO_MASTER
+from .state import DOWN, ELECT_MASTER_MAX_RETRY_COUNT, NO_ID, NO_MASTER
 
 Vars = Mapping[str, Any]
 
-CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch", "alive")
+CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch", "alive",
+                   "electTriesLeft")
 PROCESS_VARS = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
 DATA_VARS = ("log", "flushed", "epochFile", "confirmOffset", "localMasterId", "localSyncStateSet", "haState", "acks",
              "pendingAlter", "nextMsg", "acked", "seen")
@@ -53,6 +54,7 @@ def _type_ok(v: Vars) -> bool:
         and _is_nat(v["masterEpoch"]) and _is_nat(v["syncStateSetEpoch"])
         and all(_is_nat(b) and b >= 1 for b in v["syncStateSet"])
         and all(_is_nat(b) and all(_is_nat(e[k]) for k in ("epoch", "maxOffset", "priority")) for b, e in v["alive"].items())
+        and _is_nat(v["electTriesLeft"]) and v["electTriesLeft"] <= ELECT_MASTER_MAX_RETRY_COUNT
     )
     if ok and "regState" in v:
         ok = (

@@ -11,6 +11,7 @@ from frozendict import frozendict
 
 NO_MASTER = -1
 NO_ID = 0  # "no broker id" in a process's files: broker ids start at 1
+ELECT_MASTER_MAX_RETRY_COUNT = 3  # ControllerConfig.electMasterMaxRetryCount: tries of one election trigger
 
 # Registration states of a process (MODEL.md §4), refined in spec/README.md: the arrows
 # TEMP_DONE -> META_DONE and the failure arrow are split where the code takes two steps.
@@ -64,6 +65,7 @@ class Controller:
     sync_state_set: frozenset[int] = frozenset()
     sync_state_set_epoch: int = 0
     alive: frozendict[int, LiveInfo] = field(factory=frozendict)
+    elect_tries_left: int = 0  # the leader's running election trigger: tries left, 0 = none
 
     @property
     def known(self) -> bool:

@@ -39,6 +39,7 @@ CONTROLLER_VARIABLES: dict[str, Callable[[Controller], Any]] = {
     "syncStateSet": lambda c: c.sync_state_set,
     "syncStateSetEpoch": lambda c: c.sync_state_set_epoch,
     "alive": lambda c: {b: {"epoch": e.epoch, "maxOffset": e.max_offset, "priority": e.priority} for b, e in c.alive.items()},
+    "electTriesLeft": lambda c: c.elect_tries_left,
 }
 
 

@@ -60,6 +60,7 @@ Init ==
     /\ syncStateSet = {}
     /\ syncStateSetEpoch = 0
     /\ alive = NoAlive
+    /\ electTriesLeft = 0
     /\ metaFile = [p \in Processes |-> NoId]
     /\ tempFile = [p \in Processes |-> NoTempFile]
     /\ regState = [p \in Processes |-> INITIAL]
@@ -128,6 +129,7 @@ RegisteredVars ==
        /\ syncStateSet = {}
        /\ syncStateSetEpoch = 0
        /\ alive = [b \in 1..Cardinality(Processes) |-> [epoch |-> 0, maxOffset |-> 0, priority |-> 0]]
+       /\ electTriesLeft = 0
        /\ metaFile = ord
        /\ tempFile = [p \in Processes |-> NoTempFile]
        /\ regState = [p \in Processes |-> REGISTERED]
@@ -279,6 +281,7 @@ TypeOK ==
     /\ \A b \in DOMAIN alive :
           /\ b \in Nat
           /\ alive[b].epoch \in Nat /\ alive[b].maxOffset \in Nat /\ alive[b].priority \in Nat
+    /\ electTriesLeft \in 0..ElectMasterMaxRetryCount
     /\ DOMAIN metaFile = Processes /\ \A p \in Processes : metaFile[p] \in Nat
     /\ DOMAIN tempFile = Processes
     /\ \A p \in Processes :

@@ -104,7 +104,10 @@ VARIABLES
     syncStateSetEpoch,
     \* Soft liveness table of the controller leader: id -> what its last heartbeat reported.
     \* @type: Int -> $liveInfo;
-    alive
+    alive,
+    \* Tries left of the controller leader's running election trigger, 0 = none (CtlElectScan).
+    \* @type: Int;
+    electTriesLeft
 
 \* Each broker process: disk (survives a crash) ...
 VARIABLES
@@ -189,7 +192,7 @@ VARIABLES
     \* @type: $outcome;
     outcome
 
-ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive>>
+ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive, electTriesLeft>>
 diskVars == <<metaFile, tempFile>>
 procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
 ghostVars == <<clock, masterHistory>>
@@ -212,7 +215,7 @@ vars == <<modelVars, action, outcome>>
 \* @type: $ctl;
 Ctl == [replicas |-> replicas, nextBrokerId |-> nextBrokerId, masterId |-> masterId,
         masterEpoch |-> masterEpoch, syncStateSet |-> syncStateSet,
-        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive]
+        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive, electTriesLeft |-> electTriesLeft]
 
 \* @type: $ctl => Bool;
 SetCtl(c) ==
@@ -223,6 +226,7 @@ SetCtl(c) ==
     /\ syncStateSet' = c.syncStateSet
     /\ syncStateSetEpoch' = c.syncStateSetEpoch
     /\ alive' = c.alive
+    /\ electTriesLeft' = c.electTriesLeft
 
 \* An action record with every parameter at its "absent" value; a step sets
 \* the tag and its own parameters.  spec/README.md lists which fields belong
@@ -420,14 +424,25 @@ SendRegister(p, lost) ==
 (* A registered process.                                                   *)
 (***************************************************************************)
 
-\* ElectMaster(broker(id)); a heard answer naming a master (new or still
-\* existing) is adopted if its epoch is newer.
+\* A broker asks for an election only when its view has no live master
+\* (ReplicasManager): it has learnt no master since it registered
+\* (startBasicService: masterBrokerId != null || brokerElect(), retried), or
+\* a GetReplicaInfo poll names no master in a master epoch newer than its
+\* own (schedulingSyncBrokerMetadata).  The poll is read in the same step.
+ElectWanted(p) ==
+    LET o == CtlGetReplicaInfo(Ctl).out IN
+    \/ localMasterId[p] = NoMaster
+    \/ o.code = SUCCESS /\ o.masterId = NoMaster /\ o.masterEpoch > localMasterEpoch[p]
+
+\* ElectMaster(broker(id)); a heard SUCCESS or MASTER_STILL_EXIST (the codes
+\* BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
 SendElectMaster(p, lost) ==
     /\ regState[p] = REGISTERED
+    /\ ElectWanted(p)
     /\ LET r == CtlElectMaster(Ctl, "broker", metaFile[p]) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
-       /\ IF lost
+       /\ IF lost \/ r.out.code \notin {SUCCESS, CONTROLLER_MASTER_STILL_EXIST}
           THEN UNCHANGED roleVars
           ELSE AdoptRole(p, r.out)
     /\ action' = PActLost("SendElectMaster", p, lost)
@@ -442,7 +457,10 @@ SendElectMaster(p, lost) ==
 \* (The reference runs the second part after an adoption too; there it
 \* changes nothing: the set epoch is the answer's, no alter is in flight,
 \* and settling twice gives the same values.  So the branches exclude
-\* each other here.)
+\* each other here.)  A poll answered CONTROLLER_BROKER_METADATA_NOT_EXIST
+\* makes the broker call registerBrokerToController again, which the same
+\* unknown set refuses (NEED_TO_BE_REGISTERED) with no change: the broker
+\* never re-applies its id, so nothing changes here either.
 SyncReplicaInfo(p) ==
     /\ regState[p] = REGISTERED
     /\ LET r == CtlGetReplicaInfo(Ctl)
@@ -551,11 +569,12 @@ Restart(p, a) ==
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* The controller's own step: the re-elect scan (controller_elect_scan).   *)
+(* The controller's own step: one try of its election trigger            *)
+(* (controller_elect_scan).                                                *)
 (***************************************************************************)
 ControllerElectScan ==
     /\ NeedsReelect(Ctl)
-    /\ LET r == CtlElectMaster(Ctl, "controller", NoMaster) IN
+    /\ LET r == CtlElectScan(Ctl) IN
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = Act("ControllerElectScan")

@@ -23,6 +23,7 @@
 (*   controller_failover  -> CtlControllerFailover                         *)
 (*   clean_broker_data    -> CtlCleanBrokerData                            *)
 (*   needs_reelect        -> NeedsReelect                                  *)
+(*   elect_scan           -> CtlElectScan                                  *)
 (*                                                                         *)
 (* Requests are always enabled: a refusal is a response code, not a       *)
 (* disabled action (except HeartbeatExpire, which needs a live entry).     *)
@@ -55,7 +56,7 @@ CONSTANT
 \* @typeAlias: checkCode = {addr: Str, ts: Int};
 \* @typeAlias: replica = {addr: Str, checkCode: $checkCode};
 \* @typeAlias: liveInfo = {epoch: Int, maxOffset: Int, priority: Int};
-\* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo};
+\* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo, electTriesLeft: Int};
 \* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int), msg: Int, offset: Int, truncateOffset: Int};
 \* @typeAlias: result = {ctl: $ctl, out: $outcome};
 Controller_typedefs == TRUE
@@ -71,6 +72,10 @@ NoCheckCode == [addr |-> "", ts |-> -1]
 NoReplicas == [b \in {} |-> [addr |-> "", checkCode |-> NoCheckCode]]
 \* @type: Int -> $liveInfo;
 NoAlive == [b \in {} |-> [epoch |-> 0, maxOffset |-> 0, priority |-> 0]]
+
+\* ControllerConfig.electMasterMaxRetryCount (default 3): the tries of one
+\* controller-triggered election (ControllerManager.triggerElectMaster).
+ElectMasterMaxRetryCount == 3
 
 \* Response codes (RocketMQ ResponseCode names, reference/codes.py).
 SUCCESS == "SUCCESS"
@@ -93,12 +98,13 @@ CONTROLLER_BROKER_ID_INVALID == "CONTROLLER_BROKER_ID_INVALID"
 (* Controller records.                                                     *)
 (***************************************************************************)
 
-\* The state of an unknown broker set, keeping a liveness table: liveness is
-\* soft state of the controller leader and does not belong to the set.
-\* @type: (Int -> $liveInfo) => $ctl;
-EmptyCtl(liveness) ==
+\* The state of an unknown broker set, keeping the leader-local part of c:
+\* the liveness table and a running election trigger are soft state of the
+\* controller leader and do not belong to the set.
+\* @type: $ctl => $ctl;
+EmptyCtl(c) ==
     [replicas |-> NoReplicas, nextBrokerId |-> 1, masterId |-> NoMaster, masterEpoch |-> 0,
-     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> liveness]
+     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> c.alive, electTriesLeft |-> c.electTriesLeft]
 
 \* @type: $ctl => Bool;
 Known(c) == DOMAIN c.replicas # {}
@@ -151,7 +157,7 @@ CtlApplyBrokerId(c, id, cc) ==
     ELSE IF ~Known(c)
     THEN IF id # 1
          THEN Result(c, Out(CONTROLLER_BROKER_ID_INVALID))
-         ELSE Result([EmptyCtl(c.alive) EXCEPT !.replicas = [b \in {1} |-> entry], !.nextBrokerId = 2],
+         ELSE Result([EmptyCtl(c) EXCEPT !.replicas = [b \in {1} |-> entry], !.nextBrokerId = 2],
                      Out(SUCCESS))
     ELSE IF id \notin DOMAIN c.replicas
     THEN Result([c EXCEPT !.replicas = [b \in DOMAIN c.replicas \cup {id} |->
@@ -165,8 +171,10 @@ CtlApplyBrokerId(c, id, cc) ==
 (***************************************************************************)
 (* RegisterBrokerToController(id, addr): updates the stored address (not   *)
 (* the checkCode); answers the master only if it is alive, and the         *)
-(* syncStateSet always.  It never elects: a broker that hears "no master"  *)
-(* asks ElectMaster itself.                                                *)
+(* syncStateSet always.  The answer is built BEFORE the address update     *)
+(* (ReplicasInfoManager.registerBroker), so a master registering under a   *)
+(* new address hears its old one.  It never elects: a broker that hears    *)
+(* "no master" asks ElectMaster itself.                                    *)
 (***************************************************************************)
 \* @type: ($ctl, Int, Str) => $result;
 CtlRegisterBroker(c, id, a) ==
@@ -175,7 +183,7 @@ CtlRegisterBroker(c, id, a) ==
     ELSE LET c2 == IF c.replicas[id].addr # a
                    THEN [c EXCEPT !.replicas[id].addr = a]
                    ELSE c
-         IN Result(c2, [WithMasterView(Out(SUCCESS), c2, TRUE) EXCEPT !.syncStateSet = c2.syncStateSet])
+         IN Result(c2, [WithMasterView(Out(SUCCESS), c, TRUE) EXCEPT !.syncStateSet = c.syncStateSet])
 
 (***************************************************************************)
 (* The elect policy (DefaultElectPolicy).                                  *)
@@ -223,15 +231,16 @@ ElectPolicy(c, hasDesignated, designated) ==
 (* unregistered winner would break SyncStateSetRegistered).                *)
 (* A winner bumps masterEpoch and syncStateSetEpoch and becomes the only   *)
 (* member; no winner on a controller trigger clears the master and still  *)
-(* bumps masterEpoch (so the old master is fenced).  Every answer carries  *)
-(* the master view and the syncStateSet of the resulting state (the        *)
-(* response body in RocketMQ, which a broker that becomes master adopts):  *)
-(* CtlElectMaster below.                                                   *)
+(* bumps masterEpoch (so the old master is fenced).  SUCCESS and          *)
+(* MASTER_STILL_EXIST carry the master view and the syncStateSet of the    *)
+(* resulting state (header and body in ReplicasInfoManager.electMaster,    *)
+(* which a broker that becomes master adopts); a failure carries neither   *)
+(* (an empty header and no body: Out's absent values).                     *)
 (***************************************************************************)
 \* @type: ($ctl, Str, Int) => $result;
-CtlElect(c, trigger, id) ==
+CtlElectMaster(c, trigger, id) ==
     IF ~Known(c)
-    THEN Result(c, WithMasterView(Out(CONTROLLER_BROKER_NEED_TO_BE_REGISTERED), c, FALSE))
+    THEN Result(c, Out(CONTROLLER_BROKER_NEED_TO_BE_REGISTERED))
     ELSE
     LET first == c.masterEpoch = 0 /\ trigger # "controller" /\ id \in DOMAIN c.replicas
         winner == IF first THEN id ELSE ElectPolicy(c, trigger = "admin", id)
@@ -242,18 +251,14 @@ CtlElect(c, trigger, id) ==
         cleared == [c EXCEPT !.masterId = NoMaster, !.masterEpoch = c.masterEpoch + 1]
     IN
     IF winner # NoMaster /\ winner = c.masterId
-    THEN Result(c, WithMasterView(Out(CONTROLLER_MASTER_STILL_EXIST), c, FALSE))
+    THEN Result(c, [WithMasterView(Out(CONTROLLER_MASTER_STILL_EXIST), c, FALSE)
+                        EXCEPT !.syncStateSet = c.syncStateSet])
     ELSE IF winner # NoMaster
-    THEN Result(elected, WithMasterView(Out(SUCCESS), elected, FALSE))
+    THEN Result(elected, [WithMasterView(Out(SUCCESS), elected, FALSE)
+                              EXCEPT !.syncStateSet = elected.syncStateSet])
     ELSE IF trigger = "controller"
-    THEN Result(cleared, WithMasterView(Out(CONTROLLER_MASTER_NOT_AVAILABLE), cleared, FALSE))
-    ELSE Result(c, WithMasterView(Out(CONTROLLER_ELECT_MASTER_FAILED), c, FALSE))
-
-\* The request: CtlElect and, in every answer, the resulting syncStateSet.
-\* @type: ($ctl, Str, Int) => $result;
-CtlElectMaster(c, trigger, id) ==
-    LET r == CtlElect(c, trigger, id)
-    IN Result(r.ctl, [r.out EXCEPT !.syncStateSet = r.ctl.syncStateSet])
+    THEN Result(cleared, Out(CONTROLLER_MASTER_NOT_AVAILABLE))
+    ELSE Result(c, Out(CONTROLLER_ELECT_MASTER_FAILED))
 
 (***************************************************************************)
 (* AlterSyncStateSet(masterId, masterEpoch, newSet, syncStateSetEpoch):    *)
@@ -281,13 +286,18 @@ CtlAlterSyncStateSet(c, mId, mEpoch, newSet, ssEpoch) ==
     ELSE Result(altered, [Out(SUCCESS) EXCEPT !.syncStateSetEpoch = altered.syncStateSetEpoch])
 
 (***************************************************************************)
-(* GetReplicaInfo: the master (alive or not) and the set with its epoch.   *)
+(* GetReplicaInfo: the master (alive or not; -1 / "" when none), the      *)
+(* master epoch and the set with its epoch, master or not                  *)
+(* (ReplicasInfoManager.getReplicaInfo).                                   *)
 (***************************************************************************)
 \* @type: $ctl => $result;
 CtlGetReplicaInfo(c) ==
     IF ~Known(c)
     THEN Result(c, Out(CONTROLLER_BROKER_METADATA_NOT_EXIST))
-    ELSE Result(c, [WithMasterView(Out(SUCCESS), c, FALSE) EXCEPT !.syncStateSet = c.syncStateSet])
+    ELSE Result(c, [WithMasterView(Out(SUCCESS), c, FALSE)
+                       EXCEPT !.masterEpoch = c.masterEpoch,
+                              !.syncStateSetEpoch = c.syncStateSetEpoch,
+                              !.syncStateSet = c.syncStateSet])
 
 (***************************************************************************)
 (* BrokerHeartbeat(id, epoch, maxOffset, priority): marks the id alive;    *)
@@ -318,11 +328,12 @@ CtlHeartbeatExpire(c, id) ==
     Result([c EXCEPT !.alive = [b \in DOMAIN c.alive \ {id} |-> c.alive[b]]], Out(OK))
 
 (***************************************************************************)
-(* ControllerFailover: the liveness table is leader-local soft state: a    *)
-(* new controller leader starts with no heartbeats.                        *)
+(* ControllerFailover: the liveness table and a running election trigger  *)
+(* are leader-local: a new controller leader starts with no heartbeats and *)
+(* does not continue the old leader's tries.                               *)
 (***************************************************************************)
 \* @type: $ctl => $result;
-CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive], Out(OK))
+CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive, !.electTriesLeft = 0], Out(OK))
 
 (***************************************************************************)
 (* CleanBrokerData(ids, cleanLiving) (admin).  Without cleanLiving it      *)
@@ -330,11 +341,13 @@ CtlControllerFailover(c) == Result([c EXCEPT !.alive = NoAlive], Out(OK))
 (* removes the ids ({} = all) from replicas and the syncStateSet with no   *)
 (* epoch change; removing the master clears it (refinement: otherwise      *)
 (* MasterInSyncStateSet breaks); the set is reset when its replicas empty, *)
-(* so its epochs restart at 0 (EpochsMonotonic makes an exception).        *)
+(* so its epochs restart at 0 (EpochsMonotonic makes an exception).  With  *)
+(* cleanLiving the ids are ignored and the whole set goes (the code leaves *)
+(* its id set null: ReplicasInfoManager.cleanBrokerData).                  *)
 (***************************************************************************)
 \* @type: ($ctl, Set(Int), Bool) => $result;
 CtlCleanBrokerData(c, ids, cleanLiving) ==
-    LET removed == IF ids = {} THEN DOMAIN c.replicas ELSE ids
+    LET removed == IF cleanLiving \/ ids = {} THEN DOMAIN c.replicas ELSE ids
         kept == DOMAIN c.replicas \ removed
     IN
     IF ~cleanLiving /\ ids = {} /\ c.masterId # NoMaster
@@ -344,22 +357,34 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
     ELSE IF ~Known(c)
     THEN Result(c, Out(CONTROLLER_INVALID_CLEAN_BROKER_METADATA))
     ELSE IF kept = {}
-    THEN Result(EmptyCtl(c.alive), Out(SUCCESS))
+    THEN Result(EmptyCtl(c), Out(SUCCESS))
     ELSE Result([c EXCEPT !.replicas = [b \in kept |-> c.replicas[b]],
                           !.syncStateSet = c.syncStateSet \ removed,
                           !.masterId = IF c.masterId \in removed THEN NoMaster ELSE c.masterId],
                 Out(SUCCESS))
 
 (***************************************************************************)
-(* The controller's re-elect scan fires when a master exists but is not    *)
-(* alive and some registered id is alive.  It is not fired when there is   *)
-(* no master at all: after a failed try cleared the master, a broker's own *)
-(* ElectMaster (or an admin) brings the set back.  One try per scan.       *)
+(* The controller's election trigger (ControllerManager.triggerElectMaster)*)
+(* starts when the master is not alive: the master's heartbeat-expiry      *)
+(* notice (onBrokerInactive) triggers whatever else is alive, the periodic *)
+(* scan (scanNeedReelectBrokerSets) when some id is alive; together,       *)
+(* "a master exists and is not alive".  A trigger is up to                 *)
+(* ElectMasterMaxRetryCount tries of ElectMaster(controller), each one     *)
+(* step (other requests interleave between tries), stopping at the first   *)
+(* SUCCESS; any other code is retried, so a set with no candidate has its  *)
+(* masterEpoch bumped on every try, also after the master was cleared.     *)
+(* electTriesLeft counts the tries left, 0 = no trigger running.           *)
 (***************************************************************************)
 \* @type: $ctl => Bool;
 NeedsReelect(c) ==
-    /\ c.masterId # NoMaster
-    /\ ~MasterAlive(c)
-    /\ \E b \in DOMAIN c.replicas : b \in DOMAIN c.alive
+    \/ c.electTriesLeft > 0
+    \/ c.masterId # NoMaster /\ ~MasterAlive(c)
+
+\* One try: the first of a new trigger, or the next of a running one.
+\* @type: $ctl => $result;
+CtlElectScan(c) ==
+    LET left == IF c.electTriesLeft > 0 THEN c.electTriesLeft ELSE ElectMasterMaxRetryCount
+        r == CtlElectMaster(c, "controller", NoMaster)
+    IN Result([r.ctl EXCEPT !.electTriesLeft = IF r.out.code = SUCCESS THEN 0 ELSE left - 1], r.out)
 
 =============================================================================

@@ -106,7 +106,7 @@ def test_broker_sets_are_isolated() -> None:
     elected = ctl.elect_master(ElectMasterRequest(C, "broker-a", 2))
     assert elected.code == ResponseCode.SUCCESS and elected.header["masterAddr"] == "10.0.0.2"
     b_info = ctl.get_replica_info(GetReplicaInfoRequest(C, "broker-b"))
-    assert b_info.header["masterId"] == -1 and b_info.header["masterEpoch"] == -1
+    assert b_info.header["masterId"] == -1 and b_info.header["masterEpoch"] == 0  # no master yet: epoch 0, reported
 
     # liveness is per broker set: expiring broker-a's id 1 leaves broker-b's id 1 alive
     assert ctl.heartbeat_manager.on_broker_inactive(C, "broker-a", 1)
@@ -137,9 +137,12 @@ def test_handlers_do_not_mutate_and_the_log_replays() -> None:
     }
     ctl.register_broker(RegisterBrokerToControllerRequest(C, "broker-a", 2, "10.9.9.9"))
     ctl.failover()  # the liveness table is gone, the replicated state is not
-    assert ctl.scan_inactive_master(C, "broker-a") is None  # nobody alive: nothing to do
+    # the master is not alive: a trigger starts; with nobody alive its first try clears the master
+    assert ctl.scan_inactive_master(C, "broker-a").code == ResponseCode.CONTROLLER_MASTER_NOT_AVAILABLE
+    assert ctl.elect_tries_left == {"broker-a": 2}
     ctl.broker_heartbeat(BrokerHeartbeatRequest(C, "broker-a", 2, 5, 0, 0))
-    assert ctl.scan_inactive_master(C, "broker-a").header["masterId"] == 2
+    assert ctl.scan_inactive_master(C, "broker-a").header["masterId"] == 2  # the second try succeeds
+    assert ctl.elect_tries_left == {} and ctl.scan_inactive_master(C, "broker-a") is None
     assert isinstance(ctl.event_log.entries[-1], ElectMasterEvent)
 
     follower = ReplicasInfoManager(enable_elect_unclean_master=True)
@@ -159,7 +162,7 @@ def test_handlers_do_not_mutate_and_the_log_replays() -> None:
 
     assert snapshot(follower) == snapshot(ctl.replicas_info)
     assert snapshot(follower)[0]["broker-a"][2][2] == ("10.9.9.9", "10.0.0.2;0")
-    assert snapshot(follower)[1]["broker-a"] == (2, 2, frozenset({2}), 3)
+    assert snapshot(follower)[1]["broker-a"] == (2, 3, frozenset({2}), 3)
 
 
 @pytest.mark.parametrize(

@@ -98,6 +98,18 @@ def test_disabled_action_is_a_divergence(tmp_path: Path) -> None:
     assert "TEMP_DONE" in result.message
 
 
+@pytest.mark.parametrize("engine", ["reference", "impl"])
+def test_a_broker_that_knows_a_live_master_does_not_ask_for_an_election(engine: str, tmp_path: Path) -> None:
+    """ElectWanted: p2 registered as the slave of the live master 1 (ReplicasManager only calls brokerElect
+    with no master known, or after a poll naming none in a newer epoch)."""
+    doc = _load(str(ROOT / "traces/controller/C1-first-broker-processes.itf.json"))
+    last = len(doc["states"]) - 1
+    doc["states"][last] = {"action": {"tag": "SendElectMaster", "process": "p2", "lost": False}, "outcome": {"code": "SUCCESS"}}
+    result = replay_file(_save(doc, tmp_path / "bad.json"), engine)
+    assert (result.status, result.state, result.field) == (DIVERGENCE, last, "action")
+    assert "knows a live master" in result.message
+
+
 @pytest.mark.parametrize(
     ("mutate", "state", "field"),
     [

@@ -43,8 +43,8 @@ BROKEN = {
     ),
     "failover-resets-epoch": (
         "Controller.tla",
-        "Result([c EXCEPT !.alive = NoAlive], Out(OK))",
-        "Result([c EXCEPT !.alive = NoAlive, !.masterEpoch = 0], Out(OK))",
+        "Result([c EXCEPT !.alive = NoAlive, !.electTriesLeft = 0], Out(OK))",
+        "Result([c EXCEPT !.alive = NoAlive, !.electTriesLeft = 0, !.masterEpoch = 0], Out(OK))",
         "EpochsMonotonic",
     ),
 }

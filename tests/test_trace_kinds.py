@@ -154,7 +154,7 @@ def test_every_kind_trace_replays_on_both_engines() -> None:
 
 def test_controller_properties_are_checked_in_every_set() -> None:
     fine = {"replicas": {1: {"addr": "a", "checkCode": "a;0"}}, "nextBrokerId": 2, "masterId": 1, "masterEpoch": 1, "syncStateSet": frozenset({1}),
-            "syncStateSetEpoch": 1, "alive": {}}
+            "syncStateSetEpoch": 1, "alive": {}, "electTriesLeft": 0}
     assert broken_in_other_sets(None, {"broker-b": fine}) == []
     assert broken_in_other_sets(None, {"broker-b": {**fine, "syncStateSet": frozenset()}}) == ["MasterInSyncStateSet"]
     assert broken_in_other_sets({"broker-b": fine}, {"broker-b": {**fine, "masterEpoch": 0}}) == ["EpochsMonotonic"]
