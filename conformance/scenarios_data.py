@@ -289,6 +289,23 @@ def c7() -> Scenario:
     return c.do("AlterArrives", "SUCCESS", process="pA").expect(confirmOffset={"pA": 3, "pB": 2, "pC": 2}).s
 
 
+def _c14(union: bool) -> Scenario:
+    name = "C14-write-counts-proposed-set" if union else "C14-write-counts-local-set"
+    about = ("C14: minInSyncReplicas 2; A (master, local set {A}) refuses a write (IN_SYNC_REPLICAS_NOT_ENOUGH); while its "
+             "Expand of B is in flight the in-sync count is " + ("max(|{A}|, |{A, B}|) = 2 (synchronizing flag, #5798) and the "
+             "write is accepted" if union else "|{A}| = 1 without the union fix and the write is still refused") +
+             "; after the answer both are accepted (ROCKETMQ.md §8.3, §8.5)")
+    c = Cluster(name, about, min_in_sync_replicas=2, union_ack_fix=union)
+    c.start("pA").elect("pA", 1).start("pB").follow("pB", 0)
+    c.do("Write", "IN_SYNC_REPLICAS_NOT_ENOUGH", process="pA")
+    c.do("Expand", "SUCCESS", process="pA", brokerId=2, lost=False)
+    if union:
+        c.do("Write", "SUCCESS", {"msg": 1, "offset": 0}, process="pA")
+    else:
+        c.do("Write", "IN_SYNC_REPLICAS_NOT_ENOUGH", process="pA")
+    c.do("AlterArrives", "SUCCESS", process="pA").expect(localSyncStateSet={"pA": frozenset({1, 2}), "pB": frozenset()})
+    return c.do("Write", "SUCCESS", {"msg": 2 if union else 1}, process="pA").s
+
 def d1() -> Scenario:
     c = _pair("D1-refused-actions", "a slave cannot Write, a master cannot Handshake, AlterArrives needs an alter in "
               "flight, Expand needs a member outside the set: each is refused (DISABLED) and changes nothing")
@@ -338,6 +355,8 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C5-async-learner": c5,
     "controller/C6-shrink-waits-for-controller": c6,
     "controller/C13-confirm-moves-on-rocketmq-events": c7,
+    "controller/C14-write-counts-proposed-set": lambda: _c14(True),
+    "controller/C14-write-counts-local-set": lambda: _c14(False),
     "regressions/D1-refused-actions": d1,
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,

@@ -3,7 +3,7 @@
 (* RocketMQ controller mode (RIP-44) with persistent broker ids: one       *)
 (* controller, the broker processes of one broker set, crashes, restarts   *)
 (* under new addresses, lost responses, expired heartbeats and controller  *)
-(* leader changes.  The contract is /work/shared/MODEL.md §1-§4, §6, §7;   *)
+(* leader changes.  The contract is ../shared/MODEL.md §1-§4, §6, §7;     *)
 (* the executable twin is reference/ (step.py names the same actions).     *)
 (*                                                                         *)
 (*   Controller.tla  the controller requests as pure operators             *)
