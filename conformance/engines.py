@@ -40,6 +40,7 @@ OPTION_FIELDS = {
     "kafkaLeaderEpochOnElection": "kafka_leader_epoch_on_election",
     "confirmShortcutFix": "confirm_shortcut_fix",
     "confirmZeroAckFix": "confirm_zero_ack_fix",
+    "epochReentryFix": "epoch_reentry_fix",
 }
 
 

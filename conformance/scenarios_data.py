@@ -306,6 +306,29 @@ def _c14(union: bool) -> Scenario:
     c.do("AlterArrives", "SUCCESS", process="pA").expect(localSyncStateSet={"pA": frozenset({1, 2}), "pB": frozenset()})
     return c.do("Write", "SUCCESS", {"msg": 2 if union else 1}, process="pA").s
 
+def _reentry(fix: bool) -> Scenario:
+    name = "T9-epoch-reentry-fixed" if fix else "rocketmq-epoch-reentry-diverges"
+    about = ("Epoch re-entry (ROCKETMQ.md §8.6, §10.12): A master of epoch 1 with B in the set, both hold m1; A's heartbeat "
+             "expires while A keeps running; the controller elects B (epoch 2), B writes m2 at offset 1 while A, still master "
+             "in its own view, writes m3 at offset 1 (never acked); B restarts at once and, still the controller's live "
+             "master, re-enters epoch 2: " + ("with the hypothetical fix its entry <<2, 1>> stays, A's handshake truncates "
+             "to 1 and the logs agree" if fix else "changeToMaster(2) moves its entry to <<2, 2>>, so epoch 1 ends at 2 on "
+             "both sides and A's handshake keeps m3 at offset 1; the next transfer puts m4 after it: LogMatching fails"))
+    c = Cluster(name, about, epoch_reentry_fix=fix)
+    c.start("pA").elect("pA", 1).start("pB").follow("pB", 0).join("pA", "pB")
+    c.write("pA", 1).replicate("pB", 1)
+    c.do("HeartbeatExpire", brokerId=1).scan("pB", 2).expect(epochFile={"pA": [(1, 0)], "pB": [(1, 0), (2, 1)]})
+    c.write("pB", 1).write("pA", 1).expect(log={"pA": [(1, 1), (3, 1)], "pB": [(1, 1), (2, 2)]})
+    c.do("Crash", process="pB").do("Restart", process="pB", addr=ADDR["pB"]).do("LoadMetaFile", process="pB")
+    c.do("SendRegister", "SUCCESS", {"masterId": 2, "masterEpoch": 2}, process="pB", lost=False)
+    c.expect(epochFile={"pA": [(1, 0)], "pB": [(1, 0), (2, 1) if fix else (2, 2)]})
+    c.notify("pA").follow("pA", 1 if fix else 2).write("pB", 1)
+    if fix:
+        c.replicate("pA", 2).expect(log={"pA": [(1, 1), (2, 2), (4, 2)], "pB": [(1, 1), (2, 2), (4, 2)]})
+        return c.s
+    c.replicate("pA", 1, ack=False).expect(log={"pA": [(1, 1), (3, 1), (4, 2)], "pB": [(1, 1), (2, 2), (4, 2)]})
+    return c.violation("LogMatching")
+
 def d1() -> Scenario:
     c = _pair("D1-refused-actions", "a slave cannot Write, a master cannot Handshake, AlterArrives needs an alter in "
               "flight, Expand needs a member outside the set: each is refused (DISABLED) and changes nothing")
@@ -358,6 +381,8 @@ DATA_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "controller/C14-write-counts-proposed-set": lambda: _c14(True),
     "controller/C14-write-counts-local-set": lambda: _c14(False),
     "regressions/D1-refused-actions": d1,
+    "negative/rocketmq-epoch-reentry-diverges": lambda: _reentry(False),
+    "truncation/T9-epoch-reentry-fixed": lambda: _reentry(True),
     "negative/rocketmq-5663-expand-without-union": union_ack_fix_off,
     "negative/unclean-election-loses-acked": unclean_election,
     "negative/all-ack-off-loses-acked": all_ack_off,

@@ -241,7 +241,7 @@ class ReplicasManager:
         leo = len(process.commit_log.entries)
         config = process.broker_set.config
         if config.policy == "rocketmq":
-            process.epoch_file.change_to_master(epoch, leo)
+            process.epoch_file.change_to_master(epoch, leo, config.epoch_reentry_fix)
         elif config.kafka_leader_epoch_on_election:
             process.epoch_file.kafka_assign(epoch, leo, True)
 

@@ -79,6 +79,7 @@ class ImplSystem:
         kafka_leader_epoch_on_election: bool = False,
         confirm_shortcut_fix: bool = True,
         confirm_zero_ack_fix: bool = True,
+        epoch_reentry_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
@@ -112,6 +113,7 @@ class ImplSystem:
                 kafka_leader_epoch_on_election,
                 confirm_shortcut_fix,
                 confirm_zero_ack_fix,
+                epoch_reentry_fix,
             )
         )
         self._processes: dict[str, BrokerProcess] = {}

@@ -136,12 +136,13 @@ class EpochFile:
         if self.starts and self.starts[-1] <= offset:
             self.last_end = offset
 
-    def change_to_master(self, epoch: int, leo: int) -> bool:
+    def change_to_master(self, epoch: int, leo: int, keep_own: bool = False) -> bool:
         """AutoSwitchHAService.changeToMaster on the file: refused (False) below the last epoch; else the
-        entries of epochs >= ``epoch`` go and ``(epoch, leo)`` is appended (result ignored)."""
+        entries of epochs >= ``epoch`` (``keep_own``, the hypothetical re-entry fix: above ``epoch``) go and
+        ``(epoch, leo)`` is appended (result ignored)."""
         if epoch < self.last_epoch():
             return False
-        self.truncate_suffix_by_epoch(epoch)
+        self.truncate_suffix_by_epoch(epoch + 1 if keep_own else epoch)
         self.append(epoch, leo)
         return True
 

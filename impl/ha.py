@@ -52,6 +52,7 @@ class HAConfig:
         "kafka_leader_epoch_on_election",
         "confirm_shortcut_fix",
         "confirm_zero_ack_fix",
+        "epoch_reentry_fix",
     )
 
     def __init__(
@@ -67,6 +68,7 @@ class HAConfig:
         kafka_leader_epoch_on_election: bool = False,
         confirm_shortcut_fix: bool = True,
         confirm_zero_ack_fix: bool = True,
+        epoch_reentry_fix: bool = True,
     ) -> None:
         if policy not in TRUNCATE:
             raise ValueError(f"unknown truncation policy {policy!r}; expected one of {', '.join(TRUNCATE)}")
@@ -82,6 +84,7 @@ class HAConfig:
         self.kafka_leader_epoch_on_election = kafka_leader_epoch_on_election
         self.confirm_shortcut_fix = confirm_shortcut_fix
         self.confirm_zero_ack_fix = confirm_zero_ack_fix
+        self.epoch_reentry_fix = epoch_reentry_fix
 
 
 class PendingAlter:

@@ -83,7 +83,7 @@ def new_master_epochs(ef: epochs.Epochs, epoch: int, leo: int, opts: Options) ->
     process becomes master all the same); the Kafka policies: Partition.makeLeader assigns (epoch, LEO)
     only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
     if opts.policy == "rocketmq":
-        return epochs.change_to_master(ef, epoch, leo)
+        return epochs.change_to_master(ef, epoch, leo, opts.epoch_reentry_fix)
     if opts.kafka_leader_epoch_on_election:
         return epochs.kafka_assign(ef, epoch, leo, True)
     return ef

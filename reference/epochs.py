@@ -33,13 +33,14 @@ def last_epoch(epochs: Epochs) -> int:
     return epochs[-1][0] if epochs else 0
 
 
-def change_to_master(epochs: Epochs, epoch: int, leo: int) -> Epochs:
+def change_to_master(epochs: Epochs, epoch: int, leo: int, keep_own: bool = False) -> Epochs:
     """EfChangeToMaster (AutoSwitchHAService.changeToMaster): unchanged when ``epoch`` is below the last
     epoch; otherwise the entries of epochs >= ``epoch`` go and ``(epoch, leo)`` is appended with the
-    strict rule, so re-entering the last epoch moves its start to the LEO."""
+    strict rule, so re-entering the last epoch moves its start to the LEO. ``keep_own`` (the hypothetical
+    epoch re-entry fix): only the epochs above ``epoch`` go."""
     if epoch < last_epoch(epochs):
         return epochs
-    return append(truncate_suffix_by_epoch(epochs, epoch), epoch, leo)
+    return append(truncate_suffix_by_epoch(epochs, epoch + 1 if keep_own else epoch), epoch, leo)
 
 
 def entry_at_offset(epochs: Epochs, offset: int) -> tuple[int, int] | None:

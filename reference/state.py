@@ -175,3 +175,5 @@ class Options:
     confirm_shortcut_fix: bool = True
     # hypothetical (False = RocketMQ at the snapshot): computeConfirmOffset counts acks of 0 too
     confirm_zero_ack_fix: bool = True
+    # hypothetical (False = RocketMQ at the snapshot): changeToMaster keeps a re-entered epoch's start offset
+    epoch_reentry_fix: bool = True

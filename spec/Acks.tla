@@ -42,7 +42,15 @@ CONSTANTS
     \* skips acks not above 0, `getSlaveAckOffset() > 0`, which also skips an
     \* empty slave that has reported).  See spec/README.md.
     \* @type: Bool;
-    ConfirmZeroAckFix
+    ConfirmZeroAckFix,
+    \* Hypothetical (FALSE = RocketMQ at the snapshot): changeToMaster(E) on a
+    \* file whose last epoch is E keeps that entry (truncateSuffixByEpoch(E + 1))
+    \* instead of moving its start to the LEO.  The code's re-entry lets a
+    \* deposed master's unacknowledged suffix survive its handshake, so the
+    \* logs diverge (LogMatching).  See spec/README.md, "Epoch re-entry finding".
+    \* (Used by Broker.tla's NewMasterEpochFile.)
+    \* @type: Bool;
+    EpochReentryFix
 
 Policies == {"rocketmq", "hw", "kip101", "kip279"}
 

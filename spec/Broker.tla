@@ -288,7 +288,7 @@ SettledAcked(p, lss, pend, lg, ak) ==
 \* KafkaLeaderEpochOnElection); before, the leader files nothing.
 \* @type: (Seq($entry), Int, Int) => Seq($entry);
 NewMasterEpochFile(ef, epoch, leo) ==
-    IF Policy = "rocketmq" THEN EfChangeToMaster(ef, epoch, leo)
+    IF Policy = "rocketmq" THEN EfChangeToMaster(ef, epoch, leo, EpochReentryFix)
     ELSE IF KafkaLeaderEpochOnElection THEN KafkaAssign(ef, epoch, leo, TRUE)
     ELSE ef
 

@@ -72,12 +72,14 @@ LastEpoch(ef) == IF ef = <<>> THEN 0 ELSE ef[Len(ef)][1]
 \* (unchanged) when E is below the last epoch; otherwise the entries of
 \* epochs >= E go and (E, LEO) is appended with the strict rule (result
 \* ignored), so re-entering the last epoch moves its start to the LEO
-\* (ROCKETMQ.md §8.6).  The torn-tail truncation (truncateInvalidMsg) is not
-\* modelled (a crash keeps whole messages).
-\* @type: (Seq($entry), Int, Int) => Seq($entry);
-EfChangeToMaster(ef, epoch, leo) ==
+\* (ROCKETMQ.md §8.6).  With `keepOwn` (the hypothetical EpochReentryFix)
+\* only the epochs above E go, so a re-entered epoch keeps its start.  The
+\* torn-tail truncation (truncateInvalidMsg) is not modelled (a crash keeps
+\* whole messages).
+\* @type: (Seq($entry), Int, Int, Bool) => Seq($entry);
+EfChangeToMaster(ef, epoch, leo, keepOwn) ==
     IF epoch < LastEpoch(ef) THEN ef
-    ELSE EfAppend(TruncateSuffixByEpoch(ef, epoch), epoch, leo)
+    ELSE EfAppend(TruncateSuffixByEpoch(ef, IF keepOwn THEN epoch + 1 ELSE epoch), epoch, leo)
 
 \* The start of the last entry, 0 for an empty file (where the current epoch starts).
 \* @type: Seq($entry) => Int;

@@ -41,6 +41,7 @@ ConstInit ==
     /\ ConfirmFreezeFix = TRUE
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
+    /\ EpochReentryFix = TRUE
 
 MC_View == modelVars
 =============================================================================

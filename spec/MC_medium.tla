@@ -35,6 +35,7 @@ ConstInit ==
     /\ ConfirmFreezeFix = TRUE
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
+    /\ EpochReentryFix = TRUE
 
 \* TLC fingerprints states by the model's variables only (see MC_small).
 MC_View == modelVars

@@ -34,6 +34,7 @@ ConstInit ==
     /\ ConfirmFreezeFix = TRUE
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
+    /\ EpochReentryFix = TRUE
 
 \* TLC fingerprints states by the model's variables only: `action` and
 \* `outcome` label the step that reached a state, they are not state.
