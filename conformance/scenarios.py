@@ -299,18 +299,22 @@ def c3() -> Scenario:
                                         "syncStateSet": frozenset({2})}, 2)
 
 
-def c12_broker_elects_after_poll() -> Scenario:
-    s = _master_process("C12-broker-elects-after-poll", "C12: the master crashes while no other member is alive; the "
-                        "controller's try clears the master (epoch 2); the slave p2 comes back, its poll names no master "
-                        "in a newer epoch, so it asks ElectMaster itself and wins (ReplicasManager."
-                        "schedulingSyncBrokerMetadata); the controller's trigger keeps trying and hears MASTER_STILL_EXIST, "
-                        "which it retries too", {"p1": A, "p2": B})
+def _p2_joins_the_set(s: Scenario) -> None:
+    """p1 (master 1) heartbeats; p2 takes id 2, registers as a slave, heartbeats; p1 adds it to the set."""
     s.step("SendHeartbeat", params={"process": "p1"})
     _first_start(s, "p2", 2, f"{B};1", 3)
     _register(s, "p2", "SLAVE", MASTER_1, 1)
     s.step("SendHeartbeat", params={"process": "p2"})
     s.step("SendAlterSyncStateSet", params={"process": "p1", "newSyncStateSet": frozenset({1, 2}), "lost": False},
            returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+
+def c12_broker_elects_after_poll() -> Scenario:
+    s = _master_process("C12-broker-elects-after-poll", "C12: the master crashes while no other member is alive; the "
+                        "controller's try clears the master (epoch 2); the slave p2 comes back, its poll names no master "
+                        "in a newer epoch, so it asks ElectMaster itself and wins (ReplicasManager."
+                        "schedulingSyncBrokerMetadata); the controller's trigger keeps trying and hears MASTER_STILL_EXIST, "
+                        "which it retries too", {"p1": A, "p2": B})
+    _p2_joins_the_set(s)
     s.step("Crash", "OK", params={"process": "p1"}, regState={"p1": "DOWN", "p2": "REGISTERED"})
     s.step("HeartbeatExpire", "OK", params={"brokerId": 1})
     s.step("HeartbeatExpire", "OK", params={"brokerId": 2}, alive={})
@@ -393,12 +397,7 @@ def b6() -> Scenario:
     new_addr = "10.0.1.2:30911"
     s = _master_process("B6-new-address", "B6: a slave restarts with a new IP address; it keeps its id, the controller "
                         "updates the stored address, syncStateSet membership (by id) is unchanged", {"p1": A, "p2": B})
-    s.step("SendHeartbeat", params={"process": "p1"})
-    _first_start(s, "p2", 2, f"{B};1", 3)
-    _register(s, "p2", "SLAVE", MASTER_1, 1)
-    s.step("SendHeartbeat", params={"process": "p2"})
-    s.step("SendAlterSyncStateSet", params={"process": "p1", "newSyncStateSet": frozenset({1, 2}), "lost": False},
-           returns={"syncStateSetEpoch": 2}, syncStateSet=frozenset({1, 2}), syncStateSetEpoch=2)
+    _p2_joins_the_set(s)
     s.step("Crash", "OK", params={"process": "p2"})
     s.step("Restart", "OK", params={"process": "p2", "addr": new_addr}, addr={"p1": A, "p2": new_addr})
     s.step("LoadMetaFile", "OK", params={"process": "p2"}, metaFile={"p1": 1, "p2": 2})
