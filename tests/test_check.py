@@ -164,3 +164,11 @@ def test_tlc_reaches_the_same_distinct_states(name: str) -> None:
     result = run_tlc(SPEC / "MC_data.tla", SPEC / f"{name}.cfg", workers=1, timeout=900)
     assert result.ok, result.output[-2000:]
     assert (result.distinct_states, result.depth) == (_check(name).distinct, _check(name).depth)
+
+
+def test_every_configuration_assigns_the_same_constants() -> None:
+    """TLC refuses a configuration that leaves a CONSTANT unassigned (the checker would take the default):
+    every spec/MC_*.cfg assigns the same set of constants."""
+    assigned = {cfg.stem: set(load_spec_config(cfg.stem).constants) for cfg in sorted(SPEC.glob("MC_*.cfg"))}
+    every = set().union(*assigned.values())
+    assert {name: every - names for name, names in assigned.items() if every - names} == {}
