@@ -173,7 +173,9 @@ def t8() -> Scenario:
               "messages that A copied, restarts before its heartbeat expires; the controller still names it master of "
               "epoch 2, so changeToMaster(2) passes (equal to its last epoch), drops its entry of epoch 2 and appends "
               "(2, 8): messages 5..7 now count as epoch 1. A finds no match at epoch 2, truncates to 5, the end of epoch "
-              "1 on its side, and copies 5..7 again (the master's entry for them is (1, 0)): nothing is lost")
+              "1 on its side, and copies 5..7 again (the master's entry for them is (1, 0)): nothing is lost. "
+              "RocketMQ's rule (epochReentryFix off); the same move makes logs diverge in "
+              "negative/rocketmq-epoch-reentry-diverges", epoch_reentry_fix=False)
     c.write("pA", 5).replicate("pB", 5).die("pA").scan("pB", 2).write("pB", 3).back("pA").follow("pA", 5).replicate("pA", 3)
     c.expect(epochFile={"pA": [(1, 0), (2, 5)], "pB": [(1, 0), (2, 5)]})
     c.do("Crash", process="pB").do("Restart", process="pB", addr=ADDR["pB"]).do("LoadMetaFile", process="pB")
