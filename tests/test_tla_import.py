@@ -86,7 +86,7 @@ def test_tlc_counterexample_is_parsed() -> None:
     assert last["alive"] == {2: {"epoch": 0, "maxOffset": 0, "priority": 0}}  # printed (2 :> [...])
     assert last["replicas"][1]["checkCode"] == {"addr": "a1", "ts": 0}
     result = parse_tlc_output(UNCLEAN, 12)
-    assert (result.verdict, result.violated, result.distinct_states, result.depth) == ("violation", "NoAckedMessageLost", 34809, 15)
+    assert (result.verdict, result.violated, result.distinct_states, result.depth) == ("violation", "NoAckedMessageLost", 34661, 15)
 
 
 def test_tlc_trace_errors_name_state_and_variable() -> None:
