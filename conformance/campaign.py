@@ -81,8 +81,10 @@ DEFAULT_CONFIGS = (
     "safe-rocketmq-2p", "safe-rocketmq-3p", "safe-kip279-2p", "safe-kip279-3p",
     "kafka21-kip279-2p", "fast-leader-kip279-2p",
     "safe-hw-2p", "fast-leader-kip101-2p", "union-off-rocketmq-2p", "unclean-rocketmq-2p", "allack-off-rocketmq-2p",
-    "freeze-off-rocketmq-2p",
 )
+# Not in the default grid: "freeze-off" (RocketMQ 5.1.0 without #6662). With 5.1.0's rule (confirmOffset recomputed
+# only on a member's ack) the phantom read needs a third member acking while a disconnected one later wins the
+# election; 1,000 random walks of freeze-off-rocketmq-3p did not find it (README.md, "Simulation campaigns").
 
 
 @frozen
