@@ -161,9 +161,12 @@ class EpochFile:
         """The start offset of the current (last) epoch; 0 for an empty file."""
         return self.starts[-1] if self.starts else 0
 
-    def end_of(self, index: int, leo: int) -> int:
-        """The end offset of entry ``index``: the next entry's start, or the LEO for the last one."""
-        return self.starts[index + 1] if index + 1 < len(self.starts) else leo
+    def end_of(self, index: int, leo: int | None = None) -> int:
+        """The end offset of entry ``index``: the next entry's start; for the last one ``leo``
+        (setLastEpochEntryEndOffset on a copy, as doTruncate does), or its in-memory end if None."""
+        if index + 1 < len(self.starts):
+            return self.starts[index + 1]
+        return self.last_end if leo is None else leo
 
     def entry_at_offset(self, offset: int) -> int:
         """findEpochEntryByOffset: the index of the entry with start <= ``offset`` < end (the last one has
@@ -202,8 +205,7 @@ class EpochFile:
     # ---- EpochFileCache's queries (in-memory endOffsets) ----------------------------------------------
 
     def entry(self, index: int) -> Entry:
-        end = self.starts[index + 1] if index + 1 < len(self.starts) else self.last_end
-        return self.epochs[index], self.starts[index], end
+        return self.epochs[index], self.starts[index], self.end_of(index)
 
     def cache_entries(self) -> list[Entry]:
         return [self.entry(i) for i in range(len(self.epochs))]
@@ -226,26 +228,19 @@ class EpochFile:
     def find_by_offset(self, offset: int) -> Entry | None:
         """findEpochEntryByOffset: the entry with ``start <= offset < end`` (the last start at most
         ``offset``, if it ends after it)."""
-        i = bisect_right(self.starts, offset) - 1
+        i = self.entry_at_offset(offset)
         if i < 0:
             return None
         found = self.entry(i)
         return found if offset < found[2] else None
 
-    def consistent_point(self, compare: EpochFile) -> int:
-        """findConsistentPoint against another cache, by both caches' in-memory endOffsets."""
-        for i in range(len(self.epochs) - 1, -1, -1):
-            j = compare.index_of(self.epochs[i])
-            if j >= 0 and compare.starts[j] == self.starts[i]:
-                return min(self.entry(i)[2], compare.entry(j)[2])
-        return -1
-
-    def find_consistent_point(self, leo: int, remote: EpochFile, remote_leo: int) -> int:
-        """findConsistentPoint: walk the local entries from the newest; the first whose epoch the remote
-        file has with the same start offset gives min(local end, remote end); -1 if there is none."""
+    def consistent_point(self, compare: EpochFile, leo: int | None = None, compare_leo: int | None = None) -> int:
+        """findConsistentPoint: walk the local entries from the newest; the first whose epoch ``compare`` has
+        with the same start offset gives min(local end, its end); -1 if there is none. The last entries
+        end at ``leo`` / ``compare_leo`` when given (doTruncate's copies), else at their in-memory ends."""
         epochs, starts = self.epochs, self.starts
         for i in range(len(epochs) - 1, -1, -1):
-            j = remote.index_of(epochs[i])
-            if j >= 0 and remote.starts[j] == starts[i]:
-                return min(self.end_of(i, leo), remote.end_of(j, remote_leo))
+            j = compare.index_of(epochs[i])
+            if j >= 0 and compare.starts[j] == starts[i]:
+                return min(self.end_of(i, leo), compare.end_of(j, compare_leo))
         return -1

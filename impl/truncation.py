@@ -17,7 +17,7 @@ def rocketmq(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo:
     """RIP-44 ``EpochFileCache.findConsistentPoint``; an empty local epoch file skips truncation."""
     if not local.epochs:
         return leo
-    return local.find_consistent_point(leo, remote, remote_leo)
+    return local.consistent_point(remote, leo, remote_leo)
 
 
 def hw_policy(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:

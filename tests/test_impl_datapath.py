@@ -92,7 +92,7 @@ def test_epoch_file_truncate_suffix_by_epoch_and_entry_at_offset() -> None:
     ],
 )
 def test_find_consistent_point(local: list, leo: int, remote: list, remote_leo: int, point: int) -> None:
-    assert _epoch_file(local).find_consistent_point(leo, _epoch_file(remote), remote_leo) == point
+    assert _epoch_file(local).consistent_point(_epoch_file(remote), leo, remote_leo) == point
     assert ref_epochs.find_consistent_point(tuple(local), leo, tuple(remote), remote_leo) == point
 
 
