@@ -4,15 +4,17 @@
 (* controller, the broker processes of one broker set, crashes, restarts   *)
 (* under new addresses, lost responses, expired heartbeats and controller  *)
 (* leader changes.  The contract is ../shared/MODEL.md §1-§4, §6, §7;     *)
-(* the executable twin is reference/ (step.py names the same actions).     *)
+(* the executable twin is reference/ (actions.py names the same actions). *)
 (*                                                                         *)
+(*   State.tla       the constants, variables and action records        *)
 (*   Controller.tla  the controller requests as pure operators             *)
-(*   Broker.tla      the variables and the process actions                 *)
+(*   Broker.tla      the process actions                                   *)
 (*   Replication.tla the data path (MODEL.md §5), with EpochFile.tla,      *)
 (*                   Acks.tla and one Truncate*.tla module per policy      *)
-(*   AutoSwitch.tla  Init, the admin/environment actions, Next, properties *)
+(*   Properties.tla  the invariants and action properties (MODEL.md §6)    *)
+(*   AutoSwitch.tla  Init, the raw controller actions, Next, Spec          *)
 (***************************************************************************)
-EXTENDS Replication
+EXTENDS Properties
 
 CONSTANTS
     \* The ids the admin actions and the proposed sync state sets range over
@@ -169,7 +171,7 @@ CtlStep(r, act) ==
     /\ SetCtl(r.ctl)
     /\ outcome' = r.out
     /\ action' = act
-    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
 
 GetNextBrokerId == CtlStep(CtlGetNextBrokerId(Ctl), Act("GetNextBrokerId"))
 
@@ -262,119 +264,5 @@ StateConstraint ==
     /\ syncStateSetEpoch <= MaxEpoch
     /\ clock <= MaxClock
     /\ nextBrokerId <= MaxNextBrokerId
-
------------------------------------------------------------------------------
-(***************************************************************************)
-(* Invariants (MODEL.md §6, reference/invariants.py).                      *)
-(***************************************************************************)
-
-IsCheckCode(cc) == cc.addr \in AllAddrs /\ cc.ts \in Nat
-
-TypeOK ==
-    /\ \A b \in DOMAIN replicas :
-          b \in Nat /\ b >= 1 /\ replicas[b].addr \in AllAddrs /\ IsCheckCode(replicas[b].checkCode)
-    /\ nextBrokerId \in Nat /\ nextBrokerId >= 1
-    /\ masterId = NoMaster \/ (masterId \in Nat /\ masterId >= 1)
-    /\ masterEpoch \in Nat
-    /\ syncStateSetEpoch \in Nat
-    /\ \A b \in syncStateSet : b \in Nat /\ b >= 1
-    /\ \A b \in DOMAIN alive :
-          /\ b \in Nat
-          /\ alive[b].epoch \in Nat /\ alive[b].maxOffset \in Nat /\ alive[b].priority \in Nat
-    /\ electTriesLeft \in 0..ElectMasterMaxRetryCount
-    /\ DOMAIN metaFile = Processes /\ \A p \in Processes : metaFile[p] \in Nat
-    /\ DOMAIN tempFile = Processes
-    /\ \A p \in Processes :
-          \/ tempFile[p] = NoTempFile
-          \/ tempFile[p].brokerId \in Nat /\ tempFile[p].brokerId >= 1 /\ IsCheckCode(tempFile[p].checkCode)
-    /\ regState \in [Processes -> RegStates]
-    /\ addr \in [Processes -> AllAddrs]
-    /\ role \in [Processes -> Roles]
-    /\ \A p \in Processes : localMasterEpoch[p] \in Nat /\ localSyncStateSetEpoch[p] \in Nat
-    /\ clock \in Nat
-    /\ \A p \in Processes :
-          /\ \A i \in 1..Len(log[p]) : log[p][i][1] \in Nat /\ log[p][i][2] \in Nat
-          /\ flushed[p] \in 0..Len(log[p])
-          /\ \A i \in 1..Len(epochFile[p]) : epochFile[p][i][1] \in Nat /\ epochFile[p][i][2] \in Nat
-          /\ confirmOffset[p] \in Nat
-          /\ localMasterId[p] = NoMaster \/ localMasterId[p] \in Nat
-          /\ haState[p] \in HaStates
-          /\ \A b \in DOMAIN acks[p] : b \in Nat /\ acks[p][b] \in Nat
-    /\ nextMsg \in Nat /\ acked \subseteq 1..(nextMsg - 1) /\ seen \subseteq 1..(nextMsg - 1)
-
-\* The controller's master is in its syncStateSet.
-MasterInSyncStateSet == masterId = NoMaster \/ masterId \in syncStateSet
-
-\* Every member of the syncStateSet is a registered id.
-SyncStateSetRegistered == syncStateSet \subseteq DOMAIN replicas
-
-\* No two processes persist the same brokerId in their meta files.  (The
-\* controller binding an id to one checkCode holds by construction: replicas
-\* is a function.)
-UniqueBrokerIds ==
-    \A p, q \in Processes : p # q /\ metaFile[p] # NoId => metaFile[p] # metaFile[q]
-
-\* No two processes ever acted as master in the same master epoch.
-AtMostOneMasterPerEpoch ==
-    \A x, y \in masterHistory : x[1] = y[1] => x[2] = y[2]
-
-\* Epochs and start offsets strictly increase; the last start is at most the LEO.
-EpochFileWellFormed == \A p \in Processes : EfWellFormed(epochFile[p], Len(log[p]))
-
-\* Two logs holding the same <<msg, epoch>> at an offset agree on every
-\* earlier offset; no message stands at two offsets (in one log or two).
-LogMatching ==
-    /\ \A p, q \in Processes :
-          \A i \in 1..Len(log[p]), j \in 1..Len(log[q]) : log[p][i][1] = log[q][j][1] => i = j
-    /\ \A p, q \in Processes :
-          \A i \in 1..Len(log[p]) :
-              (i <= Len(log[q]) /\ log[p][i] = log[q][i]) => \A k \in 1..(i - 1) : log[p][k] = log[q][k]
-
-\* Every acked message is in the log of (the process holding) every member
-\* of the controller's syncStateSet and of the master.
-NoAckedMessageLost ==
-    \A b \in syncStateSet \cup ({masterId} \ {NoMaster}) :
-        \A p \in Processes : metaFile[p] = b /\ b # NoId => acked \subseteq Msgs(log[p])
-
-\* A message a consumer has seen is in the controller's master's log.
-NoPhantomRead ==
-    masterId # NoMaster => \A p \in Processes : metaFile[p] = masterId => seen \subseteq Msgs(log[p])
-
-ConfirmOffsetBound == \A p \in Processes : confirmOffset[p] <= Len(log[p])
-
-Invariants ==
-    /\ TypeOK
-    /\ MasterInSyncStateSet
-    /\ SyncStateSetRegistered
-    /\ UniqueBrokerIds
-    /\ AtMostOneMasterPerEpoch
-    /\ EpochFileWellFormed
-    /\ LogMatching
-    /\ NoAckedMessageLost
-    /\ NoPhantomRead
-    /\ ConfirmOffsetBound
-
------------------------------------------------------------------------------
-(***************************************************************************)
-(* Action properties (reference/invariants.py ACTION_PROPERTIES).          *)
-(***************************************************************************)
-
-\* Controller epochs never decrease, except when CleanBrokerData removes the
-\* whole set (a new set starts at 0); a process's local epochs never
-\* decrease while it stays up (a crash forgets them).
-EpochsMonotonicStep ==
-    LET setRemoved == DOMAIN replicas # {} /\ DOMAIN replicas' = {} IN
-    /\ ~setRemoved => (masterEpoch' >= masterEpoch /\ syncStateSetEpoch' >= syncStateSetEpoch)
-    /\ \A p \in Processes :
-          regState'[p] # DOWN =>
-              /\ localMasterEpoch'[p] >= localMasterEpoch[p]
-              /\ localSyncStateSetEpoch'[p] >= localSyncStateSetEpoch[p]
-
-\* A process with a meta file keeps its id for ever.
-BrokerIdStableStep ==
-    \A p \in Processes : metaFile[p] # NoId => metaFile'[p] = metaFile[p]
-
-EpochsMonotonic == [][EpochsMonotonicStep]_vars
-BrokerIdStable == [][BrokerIdStableStep]_vars
 
 =============================================================================

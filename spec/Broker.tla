@@ -1,9 +1,9 @@
 ------------------------------- MODULE Broker -------------------------------
 (***************************************************************************)
-(* The broker processes of one broker set (MODEL.md §4): the variables of  *)
-(* the whole model, grouped by owner, and one action per step a process    *)
-(* takes.  Mirrors reference/broker.py function for function; the action   *)
-(* names are the trace tags of reference/step.py.                          *)
+(* The broker processes of one broker set (MODEL.md §4): one action per    *)
+(* step a process takes, over the variables of State.tla.  Mirrors         *)
+(* reference/broker.py function for function; the action names are the    *)
+(* trace tags of reference/actions.py.                                     *)
 (*                                                                         *)
 (* Registration runs                                                       *)
 (*   INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_DONE       *)
@@ -17,21 +17,14 @@
 (* controller (Controller.tla); with `lost` the response never reaches the *)
 (* process, which then behaves as on a timeout.                            *)
 (*                                                                         *)
-(* The data path's variables (logs, epoch files, HA connections, acks) are *)
-(* declared here too, because a role change and a crash act on them        *)
+(* A role change and a crash act on the data path's variables too          *)
 (* (MODEL.md §4-§5): changeToMaster appends to the epoch file, every role  *)
 (* change and crash drops HA connections, a crash keeps only the flushed   *)
 (* prefix of the log.  The data path's own actions are in Replication.tla. *)
 (***************************************************************************)
-EXTENDS Controller, Acks
+EXTENDS State
 
 CONSTANTS
-    \* The broker processes of the set, e.g. {"p1", "p2"}.
-    \* @type: Set(Str);
-    Processes,
-    \* Addrs[p]: the addresses process p may run under (a restart may change it).
-    \* @type: Str -> Set(Str);
-    Addrs,
     \* (Policy, the truncation policy, is declared in Acks.tla.)
     \* Kafka policies: Kafka 2.1.0's leader-epoch cache (KAFKA-7415, commit
     \* f2dd6aa): a new leader assigns (epoch, LEO) in Partition.makeLeader,
@@ -40,214 +33,10 @@ CONSTANTS
     \* @type: Bool;
     KafkaLeaderEpochOnElection
 
-\* @typeAlias: tempFile = {brokerId: Int, checkCode: $checkCode};
-\* @typeAlias: action = {tag: Str, process: Str, lost: Bool, addr: Str, newSyncStateSet: Set(Int), brokerId: Int, checkCode: $checkCode, trigger: Str, masterId: Int, masterEpoch: Int, syncStateSetEpoch: Int, epoch: Int, maxOffset: Int, priority: Int, brokerIds: Set(Int), cleanLiving: Bool};
-Broker_typedefs == TRUE
-
-\* Registration states (reference/state.py).  DOWN: crashed, not yet restarted.
-DOWN == "DOWN"
-INITIAL == "INITIAL"
-TEMP_DONE == "TEMP_DONE"
-APPLY_FAILED == "APPLY_FAILED"
-ID_APPLIED == "ID_APPLIED"
-META_WRITTEN == "META_WRITTEN"
-META_DONE == "META_DONE"
-REGISTERED == "REGISTERED"
-UpStates == {INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED}
-RegStates == UpStates \cup {DOWN}
-
-\* Roles.
-NONE == "NONE"
-MASTER == "MASTER"
-SLAVE == "SLAVE"
-Roles == {NONE, MASTER, SLAVE}
-
-\* HA connection state of a slave: READY until the handshake has truncated its
-\* log, then TRANSFER; HA_NONE for a process that is not a slave.
-HA_NONE == "NONE"
-READY == "READY"
-TRANSFER == "TRANSFER"
-HaStates == {HA_NONE, READY, TRANSFER}
-
-\* @type: Int -> Int;
-NoAcks == [b \in {} |-> 0]
-
-AllAddrs == UNION {Addrs[p] : p \in Processes}
-
-\* @type: $tempFile;
-NoTempFile == [brokerId |-> NoId, checkCode |-> NoCheckCode]
-
 -----------------------------------------------------------------------------
 (***************************************************************************)
-(* Variables, by owner.                                                    *)
+(* Helpers of the process actions.                                         *)
 (***************************************************************************)
-
-\* The controller (one replicated state machine; MODEL.md §2).
-VARIABLES
-    \* brokerId -> [addr, checkCode] for every id applied so far; empty domain = set unknown.
-    \* @type: Int -> $replica;
-    replicas,
-    \* Next id to hand out; +1 on every successful application of a new id.
-    \* @type: Int;
-    nextBrokerId,
-    \* The master's brokerId, or NoMaster (-1).
-    \* @type: Int;
-    masterId,
-    \* 0 = never elected; +1 on every applied ElectMaster event, "no candidate" included.
-    \* @type: Int;
-    masterEpoch,
-    \* Ids in sync with the master.
-    \* @type: Set(Int);
-    syncStateSet,
-    \* +1 on every applied set change (alter or elect).
-    \* @type: Int;
-    syncStateSetEpoch,
-    \* Soft liveness table of the controller leader: id -> what its last heartbeat reported.
-    \* @type: Int -> $liveInfo;
-    alive,
-    \* Tries left of the controller leader's running election trigger, 0 = none (CtlElectScan).
-    \* @type: Int;
-    electTriesLeft
-
-\* Each broker process: disk (survives a crash) ...
-VARIABLES
-    \* The meta file's brokerId, NoId (0) when there is none.
-    \* @type: Str -> Int;
-    metaFile,
-    \* The temp file [brokerId, checkCode]; NoTempFile when there is none.
-    \* @type: Str -> $tempFile;
-    tempFile
-
-\* ... and volatile memory (lost on a crash).
-VARIABLES
-    \* Registration state (DOWN while crashed).
-    \* @type: Str -> Str;
-    regState,
-    \* The address the process runs under (kept across a crash, changed by Restart).
-    \* @type: Str -> Str;
-    addr,
-    \* NONE, MASTER or SLAVE as last confirmed by the controller.
-    \* @type: Str -> Str;
-    role,
-    \* The local view of the master epoch and of the syncStateSet epoch.
-    \* @type: Str -> Int;
-    localMasterEpoch,
-    \* @type: Str -> Int;
-    localSyncStateSetEpoch
-
-\* The data path of each process (MODEL.md §5): disk ...
-VARIABLES
-    \* The commit log: <<msg, epoch>> entries, offset o at index o + 1.
-    \* @type: Str -> Seq($entry);
-    log,
-    \* How many entries of the log are durable (all of them with synchronous flush).
-    \* @type: Str -> Int;
-    flushed,
-    \* The epoch file: <<epoch, startOffset>> entries.
-    \* @type: Str -> Seq($entry);
-    epochFile,
-    \* The confirmOffset checkpoint: consumers see the messages below it.
-    \* @type: Str -> Int;
-    confirmOffset
-
-\* ... and volatile memory.
-VARIABLES
-    \* The master the process follows (or is), NoMaster (-1) when none.
-    \* @type: Str -> Int;
-    localMasterId,
-    \* A master's local view of the syncStateSet ({} on a slave).
-    \* @type: Str -> Set(Int);
-    localSyncStateSet,
-    \* A slave's HA connection: READY, TRANSFER; HA_NONE otherwise.
-    \* @type: Str -> Str;
-    haState,
-    \* A master's connected slaves: brokerId -> acked offset (key present = connected).
-    \* @type: Str -> (Int -> Int);
-    acks,
-    \* A master's AlterSyncStateSet whose answer is still on its way (NoPending: none).
-    \* @type: Str -> $pending;
-    pendingAlter
-
-\* The environment and the ghosts.
-VARIABLES
-    \* Timestamp source for fresh checkCodes (the real one is the wall clock).
-    \* @type: Int;
-    clock,
-    \* Ghost: every <<masterEpoch, process>> in which a process became master.
-    \* @type: Set(<<Int, Str>>);
-    masterHistory,
-    \* Source of unique message ids.
-    \* @type: Int;
-    nextMsg,
-    \* Ghost: messages acknowledged to producers.
-    \* @type: Set(Int);
-    acked,
-    \* Ghost: messages consumers have read.
-    \* @type: Set(Int);
-    seen,
-    \* The step just taken (trace vocabulary: tag + parameters), "Init" in Init.
-    \* @type: $action;
-    action,
-    \* Its response code (or "OK") and the values the response carries.
-    \* @type: $outcome;
-    outcome
-
-ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive, electTriesLeft>>
-diskVars == <<metaFile, tempFile>>
-procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
-ghostVars == <<clock, masterHistory>>
-dataDiskVars == <<log, flushed, epochFile, confirmOffset>>
-dataProcVars == <<localMasterId, localSyncStateSet, haState, acks, pendingAlter>>
-msgVars == <<nextMsg, acked, seen>>
-dataVars == <<dataDiskVars, dataProcVars, msgVars>>
-\* What a role change may touch (AdoptRole), for the branches that do not adopt.
-roleVars == <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory,
-              localMasterId, localSyncStateSet, haState, acks, pendingAlter, epochFile, confirmOffset, acked>>
-\* The model's state proper: what the reference model has (action/outcome excluded).
-modelVars == <<ctlVars, diskVars, procVars, ghostVars, dataVars>>
-vars == <<modelVars, action, outcome>>
-
------------------------------------------------------------------------------
-(***************************************************************************)
-(* Helpers: the controller variables as a record and back, action records. *)
-(***************************************************************************)
-
-\* @type: $ctl;
-Ctl == [replicas |-> replicas, nextBrokerId |-> nextBrokerId, masterId |-> masterId,
-        masterEpoch |-> masterEpoch, syncStateSet |-> syncStateSet,
-        syncStateSetEpoch |-> syncStateSetEpoch, alive |-> alive, electTriesLeft |-> electTriesLeft]
-
-\* @type: $ctl => Bool;
-SetCtl(c) ==
-    /\ replicas' = c.replicas
-    /\ nextBrokerId' = c.nextBrokerId
-    /\ masterId' = c.masterId
-    /\ masterEpoch' = c.masterEpoch
-    /\ syncStateSet' = c.syncStateSet
-    /\ syncStateSetEpoch' = c.syncStateSetEpoch
-    /\ alive' = c.alive
-    /\ electTriesLeft' = c.electTriesLeft
-
-\* An action record with every parameter at its "absent" value; a step sets
-\* the tag and its own parameters.  spec/README.md lists which fields belong
-\* to which tag (the others are padding for Apalache's single record type).
-\* @type: Str => $action;
-Act(tag) ==
-    [tag |-> tag, process |-> "", lost |-> FALSE, addr |-> "", newSyncStateSet |-> {},
-     brokerId |-> -1, checkCode |-> NoCheckCode, trigger |-> "", masterId |-> -1,
-     masterEpoch |-> -1, syncStateSetEpoch |-> -1, epoch |-> -1, maxOffset |-> -1,
-     priority |-> -1, brokerIds |-> {}, cleanLiving |-> FALSE]
-
-\* @type: (Str, Str) => $action;
-PAct(tag, p) == [Act(tag) EXCEPT !.process = p]
-
-\* @type: (Str, Str, Bool) => $action;
-PActLost(tag, p, lost) == [Act(tag) EXCEPT !.process = p, !.lost = lost]
-
-\* The id a process works under: the meta file's, else the temp file's, else NoId.
-\* @type: Str => Int;
-BrokerIdOf(p) ==
-    IF metaFile[p] # NoId THEN metaFile[p] ELSE tempFile[p].brokerId
 
 \* @type: (Int -> Int, Int) => (Int -> Int);
 Forget(f, k) == [b \in DOMAIN f \ {k} |-> f[b]]
@@ -337,7 +126,7 @@ LoadMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("LoadMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* No meta file but a temp file: resume with its (id, checkCode).
 LoadTempFile(p) ==
@@ -347,7 +136,7 @@ LoadTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ action' = PAct("LoadTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* GetNextBrokerId, then write the temp file with a fresh "addr;timestamp"
 \* checkCode.  Nothing is reserved: two processes may write the same id.
@@ -375,7 +164,7 @@ SendApplyBrokerId(p, lost) ==
                                               THEN ID_APPLIED ELSE APPLY_FAILED]
        /\ outcome' = r.out
     /\ action' = PActLost("SendApplyBrokerId", p, lost)
-    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* After a failed apply, delete the temp file and start again from INITIAL.
 AbandonTempFile(p) ==
@@ -384,7 +173,7 @@ AbandonTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = INITIAL]
     /\ action' = PAct("AbandonTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* Persist the applied id in the meta file (the temp file is still there).
 WriteMetaFile(p) ==
@@ -393,7 +182,7 @@ WriteMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_WRITTEN]
     /\ action' = PAct("WriteMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* The meta file is written; drop the temp file.
 DeleteTempFile(p) ==
@@ -402,7 +191,7 @@ DeleteTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("DeleteTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* RegisterBrokerToController(id, current addr).  SUCCESS heard -> REGISTERED
 \* and the role of a live master in the answer is adopted; otherwise the
@@ -501,7 +290,7 @@ SendHeartbeat(p) ==
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = PAct("SendHeartbeat", p)
-    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
 
 \* The master proposes any set with its local epochs (possibly stale),
 \* request and answer in one step; a heard SUCCESS updates its local
@@ -523,7 +312,7 @@ SendAlterSyncStateSet(p, newSet, lost) ==
                /\ acked' = SettledAcked(p, newSet, pendingAlter[p], log[p], acks[p])
           ELSE UNCHANGED <<localSyncStateSetEpoch, localSyncStateSet, confirmOffset, acked>>
     /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]
-    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, ghostVars,
+    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
                    log, flushed, epochFile, localMasterId, haState, acks, pendingAlter, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -554,7 +343,7 @@ Crash(p) ==
     /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
     /\ action' = PAct("Crash", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, ghostVars, msgVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, addr, envVars, ghostVars, msgVars>>
 
 \* Registration starts again, possibly under a new address.
 Restart(p, a) ==
@@ -565,7 +354,7 @@ Restart(p, a) ==
     /\ role' = [role EXCEPT ![p] = NONE]
     /\ action' = [PAct("Restart", p) EXCEPT !.addr = a]
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, ghostVars, dataVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -578,6 +367,6 @@ ControllerElectScan ==
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = Act("ControllerElectScan")
-    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
 
 =============================================================================

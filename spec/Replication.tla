@@ -5,15 +5,15 @@
 (* master's syncStateSet expand/shrink with the controller's answer        *)
 (* arriving later, flush and consumption.  One action per function of     *)
 (* replication.py, with the same name; the action tags are those of        *)
-(* reference/step.py.                                                      *)
+(* reference/actions.py.                                                   *)
 (*                                                                         *)
 (* Layered as hachikuji's kafka-specification: one replication model, the  *)
 (* truncation step swapped.  Each policy is one small operator in a module *)
 (* of its own (TruncateRocketMQ, TruncateHW, TruncateKIP101,               *)
 (* TruncateKIP279); the constant Policy selects it.  The confirmOffset and *)
-(* producer-ack rules are in Acks.tla; the variables, role changes and     *)
-(* crashes in Broker.tla, so elections, syncStateSet changes and crashes   *)
-(* interleave with every step here.                                        *)
+(* producer-ack rules are in Acks.tla; the variables in State.tla; role    *)
+(* changes and crashes in Broker.tla, so elections, syncStateSet changes   *)
+(* and crashes interleave with every step here.                            *)
 (***************************************************************************)
 EXTENDS Broker, TruncateRocketMQ, TruncateHW, TruncateKIP101, TruncateKIP279
 
@@ -100,7 +100,7 @@ Write(p) ==
             /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
             /\ epochFile' = [epochFile EXCEPT ![p] = WrittenEpochFile(p)]
             /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
-            /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataProcVars, seen>>
+            /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, seen>>
     /\ action' = PAct("Write", p)
 
 -----------------------------------------------------------------------------
@@ -135,7 +135,7 @@ Handshake(p) ==
                                              AckEvent(p, q))]
                 /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
                 /\ outcome' = [Out(OK) EXCEPT !.truncateOffset = point]
-                /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, localMasterId,
+                /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, localMasterId,
                                localSyncStateSet, pendingAlter, nextMsg, seen>>
     /\ action' = PAct("Handshake", p)
 
@@ -177,7 +177,7 @@ Transfer(p) ==
            /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
     /\ action' = PAct("Transfer", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataProcVars, msgVars>>
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, msgVars>>
 
 \* The slave reports its LEO (when the master's record differs); the master
 \* records it, recomputes confirmOffset and acknowledges producers.
@@ -192,7 +192,7 @@ Ack(p) ==
            /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
     /\ action' = PAct("Ack", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, log, flushed, epochFile,
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, log, flushed, epochFile,
                    localMasterId, localSyncStateSet, haState, pendingAlter, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -220,7 +220,7 @@ Propose(p, newSet, lost) ==
     /\ pendingAlter' = [pendingAlter EXCEPT ![p] =
             [newSyncStateSet |-> newSet, code |-> r.out.code,
              syncStateSetEpoch |-> r.out.syncStateSetEpoch, delivered |-> ~lost]]
-    /\ UNCHANGED <<diskVars, procVars, ghostVars, dataDiskVars, localMasterId,
+    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataDiskVars, localMasterId,
                    localSyncStateSet, haState, acks, msgVars>>
 
 \* A connected slave outside the set whose ack has reached both the master's
@@ -273,7 +273,7 @@ AlterArrives(p) ==
           ELSE UNCHANGED <<confirmOffset, acked>>
        /\ outcome' = Out(pd.code)
     /\ action' = PAct("AlterArrives", p)
-    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, role, localMasterEpoch, ghostVars,
+    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
                    log, flushed, epochFile, localMasterId, haState, acks, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -288,7 +288,7 @@ Flush(p) ==
     /\ flushed' = [flushed EXCEPT ![p] = Len(log[p])]
     /\ action' = PAct("Flush", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, log, epochFile, confirmOffset,
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, log, epochFile, confirmOffset,
                    dataProcVars, msgVars>>
 
 \* A consumer reads what a process with a role shows, the messages below its
@@ -301,6 +301,6 @@ Consume(p) ==
        /\ seen' = seen \cup visible
     /\ action' = PAct("Consume", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, ghostVars, dataDiskVars, dataProcVars, nextMsg, acked>>
+    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataDiskVars, dataProcVars, nextMsg, acked>>
 
 =============================================================================
