@@ -25,7 +25,7 @@ from attrs import frozen
 
 from autoswitch.reference import Options
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.state import POLICIES
+from autoswitch.reference.truncation import POLICIES
 
 from .engines import Config, make_engine
 from .generate import UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step

@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from autoswitch.reference import epoch_cache as ref_cache
-from autoswitch.reference import epochs, retention
-from autoswitch.reference.replication import NO_CONSISTENT_POINT
-from autoswitch.reference.state import POLICIES
+from autoswitch.reference import epoch_file, retention
+from autoswitch.reference.codes import NO_CONSISTENT_POINT
+from autoswitch.reference.truncation import POLICIES
 
 from .itf import Trace, TraceError
 from .replay import _ABSENT, DIVERGENCE, PASS, Result, _show, show, truncate
@@ -319,7 +319,7 @@ def _validate_handshake(trace: Trace) -> str:
         if problem:
             raise TraceError(trace.path, 0, name, problem)
     for side in ("master", "slave"):
-        if not epochs.well_formed(tuple(pre[f"{side}Epochs"]), pre[f"{side}Leo"]):
+        if not epoch_file.well_formed(tuple(pre[f"{side}Epochs"]), pre[f"{side}Leo"]):
             raise TraceError(trace.path, 0, f"{side}Epochs", "not EpochFileWellFormed: epochs and starts increase, the last start is at most the LEO")
     if pre["slaveConfirmOffset"] > pre["slaveLeo"]:
         raise TraceError(trace.path, 0, "slaveConfirmOffset", "above the slave's LEO (ConfirmOffsetBound)")
@@ -388,7 +388,7 @@ def _validate_retention(trace: Trace) -> int:
     if not _is_int(pre.get("leo")) or pre["leo"] < 0:
         raise TraceError(trace.path, 0, "leo", "the master's max offset: an int >= 0")
     problem = _pairs_problem(pre.get("epochs"))
-    if problem or not epochs.well_formed(tuple(pre["epochs"]), pre["leo"]):
+    if problem or not epoch_file.well_formed(tuple(pre["epochs"]), pre["leo"]):
         raise TraceError(trace.path, 0, "epochs", problem or "not EpochFileWellFormed against the LEO")
     return size
 

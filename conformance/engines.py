@@ -10,7 +10,8 @@ import attrs
 from attrs import frozen
 
 from autoswitch.reference import Options, cluster, initial_system
-from autoswitch.reference.state import POLICIES, System
+from autoswitch.reference.state import System
+from autoswitch.reference.truncation import POLICIES
 from autoswitch.reference.variables import controller_variables
 from autoswitch.reference.variables import variables as reference_variables
 

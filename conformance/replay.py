@@ -25,8 +25,9 @@ from typing import Any
 import attrs
 from attrs import asdict, frozen
 
-from autoswitch.reference import epochs, truncation
+from autoswitch.reference import epoch_file, truncation
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
+from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.invariants import (
     ACTION_PROPERTIES,
     CONTROLLER_VARS,
@@ -36,8 +37,7 @@ from autoswitch.reference.invariants import (
     violated_invariants,
 )
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.replication import NO_CONSISTENT_POINT
-from autoswitch.reference.state import POLICIES
+from autoswitch.reference.truncation import POLICIES
 
 from .engines import broker_sets_problem, config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
@@ -290,7 +290,7 @@ def truncate(engine_name: str, policy: str, local: Pairs, leo: int, hw: int, rem
     if engine_name == "reference":
         mine = tuple(map(tuple, local))
         point = truncation.TRUNCATE[policy](mine, leo, hw, tuple(map(tuple, remote)), remote_leo, v21)
-        return point, list(epochs.truncate_suffix(mine, point) if point >= 0 else mine)
+        return point, list(epoch_file.truncate_suffix(mine, point) if point >= 0 else mine)
     if engine_name == "impl":
         from autoswitch.impl import truncation as impl_truncation
         from autoswitch.impl.epoch_file import EpochFile

@@ -28,7 +28,8 @@ from typing import Any
 import z3
 from attrs import frozen
 
-from autoswitch.reference import epochs, truncation
+from autoswitch.reference import epoch_file as ref_epoch_file
+from autoswitch.reference import truncation
 
 from .itf import write_trace
 
@@ -305,7 +306,7 @@ def trace_states(policy: str, example: dict) -> tuple[dict[str, Any], list[dict[
            "log": log, "epochFile": epoch_file, "confirmOffset": confirm}
     post = {"action": {"tag": "Handshake", "process": FOLLOWER}, "outcome": {"code": "OK", "truncateOffset": point},
             "log": {**log, FOLLOWER: log[FOLLOWER][:point]},
-            "epochFile": {**epoch_file, FOLLOWER: list(epochs.truncate_suffix(tuple(epoch_file[FOLLOWER]), point))},
+            "epochFile": {**epoch_file, FOLLOWER: list(ref_epoch_file.truncate_suffix(tuple(epoch_file[FOLLOWER]), point))},
             "confirmOffset": {**confirm, FOLLOWER: min(example["hw"], point)}}
     meta = {
         "kind": TRUNCATION_STEP,

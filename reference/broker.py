@@ -12,7 +12,7 @@ from __future__ import annotations
 from attrs import evolve
 from frozendict import frozendict
 
-from . import codes, epochs
+from . import codes, epoch_file
 from . import controller as ctl
 from .acks import NO_RECOMPUTE, SET_RECOMPUTE, settle_master
 from .precondition import require
@@ -60,7 +60,7 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
     """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the local
     one. Either way the process follows the named master and drops its HA connections. changeToMaster updates
-    the epoch file (``new_master_epochs``), adopts the answer's syncStateSet ({itself} after an election) and
+    the epoch file (``new_master_epoch_file``), adopts the answer's syncStateSet ({itself} after an election) and
     recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves the slave READY to
     hand-shake with the new master."""
     proc = s.procs[p]
@@ -74,18 +74,18 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
         return with_process(s, p, evolve(proc, role=SLAVE, ha_state=HA_READY, local_sync_state_set=frozenset(), **common))
     members = outcome["syncStateSet"]
     proc = evolve(proc, role=MASTER, ha_state=HA_NONE, local_sync_state_set=members,
-                  epochs=new_master_epochs(proc.epochs, epoch, proc.leo, opts), **common)
+                  epoch_file=new_master_epoch_file(proc.epoch_file, epoch, proc.leo, opts), **common)
     return settle_master(with_process(s, p, proc, master_history=s.master_history | {(epoch, p)}), p, opts, SET_RECOMPUTE)
 
 
-def new_master_epochs(ef: epochs.Epochs, epoch: int, leo: int, opts: Options) -> epochs.Epochs:
+def new_master_epoch_file(ef: epoch_file.Epochs, epoch: int, leo: int, opts: Options) -> epoch_file.Epochs:
     """NewMasterEpochFile: ``rocketmq``: changeToMaster's rule (a refusal is ignored by the caller, the
     process becomes master all the same); the Kafka policies: Partition.makeLeader assigns (epoch, LEO)
     only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
     if opts.policy == "rocketmq":
-        return epochs.change_to_master(ef, epoch, leo, opts.epoch_reentry_fix)
+        return epoch_file.change_to_master(ef, epoch, leo, opts.epoch_reentry_fix)
     if opts.kafka_leader_epoch_on_election:
-        return epochs.kafka_assign(ef, epoch, leo, True)
+        return epoch_file.kafka_assign(ef, epoch, leo, True)
     return ef
 
 
@@ -214,7 +214,7 @@ def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
     """SendHeartbeat: BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0), what the
     election ranks by."""
     proc = require_process(s, p, REGISTERED)
-    c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epochs.last_epoch(proc.epochs), proc.leo, 0)
+    c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epoch_file.last_epoch(proc.epoch_file), proc.leo, 0)
     return evolve(s, controller=c), answer
 
 
@@ -241,8 +241,8 @@ def crash(s: System, p: str) -> tuple[System, frozendict]:
     proc = require_process(s, p, *_UP_STATES)
     log = proc.log[: proc.flushed]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
-                   epochs=epochs.truncate_suffix(proc.epochs, len(log)), confirm_offset=min(proc.confirm_offset, len(log)),
-                   reg_state=DOWN)
+                   epoch_file=epoch_file.truncate_suffix(proc.epoch_file, len(log)),
+                   confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN)
     return with_process(_drop_connections_to(s, proc.meta_file), p, down), OK
 
 

@@ -20,3 +20,6 @@ CONTROLLER_ALTER_SYNC_STATE_SET_FAILED = "CONTROLLER_ALTER_SYNC_STATE_SET_FAILED
 CONTROLLER_BROKER_ID_INVALID = "CONTROLLER_BROKER_ID_INVALID"
 CONTROLLER_INVALID_REQUEST = "CONTROLLER_INVALID_REQUEST"  # a heartbeat without brokerId (request validation)
 CONTROLLER_NOT_LEADER = "CONTROLLER_NOT_LEADER"  # a replicated request at a node that is not the DLedger leader
+# the data path (MODEL.md §5): a write the in-sync count refuses, a handshake with no consistent point
+IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"

@@ -4,7 +4,7 @@ The file holds only ``epoch-startOffset`` lines; ``endOffset`` is not persisted,
 (the next entry's start, ``MAX`` for the last). Every operation is a pure function returning the new
 entries and, for queries, the answer; an entry a query returns is a value (Java returns copies).
 
-This module owns the rules; ``epochs.py`` (the system model's ``(epoch, startOffset)`` view, read
+This module owns the rules; ``epoch_file.py`` (the system model's ``(epoch, startOffset)`` view, read
 against the LEO) uses them. Where the two forms differ is listed in spec/README.md "Trace kinds".
 """
 
@@ -93,7 +93,7 @@ def last_entry(entries: Entries) -> Entry | None:
 
 
 def last_epoch(entries: Entries) -> int:
-    """lastEpoch: -1 for an empty cache (the system model's ``epochs.last_epoch`` says 0)."""
+    """lastEpoch: -1 for an empty cache (the system model's ``epoch_file.last_epoch`` says 0)."""
     return entries[-1].epoch if entries else -1
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import frozen
 
-from . import epochs
+from . import epoch_file
 from .state import DOWN, ELECT_MASTER_MAX_RETRY_COUNT, NO_ID, NO_MASTER
 
 Vars = Mapping[str, Any]
@@ -84,7 +84,7 @@ def _at_most_one_master_per_epoch(v: Vars) -> bool:
 
 
 def _epoch_files_well_formed(v: Vars) -> bool:
-    return all(epochs.well_formed(tuple(v["epochFile"][p]), len(log)) for p, log in v["log"].items())
+    return all(epoch_file.well_formed(tuple(v["epochFile"][p]), len(log)) for p, log in v["log"].items())
 
 
 def _log_matching(v: Vars) -> bool:

@@ -8,17 +8,13 @@ from __future__ import annotations
 from attrs import evolve
 from frozendict import frozendict
 
-from . import codes, epochs
+from . import codes, epoch_file
 from . import controller as ctl
 from .acks import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, in_sync_count, settle_master
 from .broker import OK, require_process, with_process
 from .precondition import require
 from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
 from .truncation import TRUNCATE
-
-IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
-NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
-
 
 def _master(s: System, p: str) -> Process:
     proc = require_process(s, p, REGISTERED)
@@ -50,10 +46,10 @@ def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     (confirmOffset is not recomputed: only the LEO it may be moves)."""
     proc = _master(s, p)
     if in_sync_count(proc, opts) < opts.min_in_sync_replicas:
-        return s, frozendict(code=IN_SYNC_REPLICAS_NOT_ENOUGH)
+        return s, frozendict(code=codes.IN_SYNC_REPLICAS_NOT_ENOUGH)
     msg, offset = s.next_msg, proc.leo
     if opts.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch (WrittenEpochFile)
-        proc = evolve(proc, epochs=_kafka_assign(proc.epochs, proc.local_master_epoch, offset, opts))
+        proc = evolve(proc, epoch_file=_kafka_assign(proc.epoch_file, proc.local_master_epoch, offset, opts))
     proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
     s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts, NO_RECOMPUTE)
     return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
@@ -70,46 +66,47 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     to the policy's point; then TRANSFER, with the point as its first ack. No point (``rocketmq``): the
     slave cannot sync, says NO_CONSISTENT_POINT and stays READY."""
     proc, q, master = _slave_link(s, p, HA_READY)
-    point = TRUNCATE[opts.policy](proc.epochs, proc.leo, proc.confirm_offset, master.epochs, master.leo,
+    point = TRUNCATE[opts.policy](proc.epoch_file, proc.leo, proc.confirm_offset, master.epoch_file, master.leo,
                                   opts.kafka_leader_epoch_on_election)
     if point < 0:
-        return s, frozendict(code=NO_CONSISTENT_POINT, truncateOffset=-1)
-    proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epochs=epochs.truncate_suffix(proc.epochs, point),
-                  confirm_offset=min(proc.confirm_offset, point), ha_state=HA_TRANSFER)
+        return s, frozendict(code=codes.NO_CONSISTENT_POINT, truncateOffset=-1)
+    proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point),
+                  epoch_file=epoch_file.truncate_suffix(proc.epoch_file, point), confirm_offset=min(proc.confirm_offset, point),
+                  ha_state=HA_TRANSFER)
     s = with_process(s, p, proc)
     master_after = evolve(master, acks=master.acks.set(proc.meta_file, point))
     s = settle_master(with_process(s, q, master_after), q, opts, _ack_event(proc, master))
     return s, frozendict(code=codes.OK, truncateOffset=point)
 
 
-def _transfer_epochs(proc: Process, master: Process, opts: Options) -> epochs.Epochs | None:
+def _transfer_epoch_file(proc: Process, master: Process, opts: Options) -> epoch_file.Epochs | None:
     """CanTransferFrom + TransferEpochFile: the slave's epoch file after receiving the message at its LEO,
     None when the master sends nothing. ``rocketmq``: the header carries the master's entry containing the
     offset (none: no data is sent), appended with the strict rule; the Kafka policies: the message's epoch
     where it starts."""
     if opts.policy == "rocketmq":
-        entry = epochs.entry_at_offset(master.epochs, proc.leo)
-        return None if entry is None else epochs.append(proc.epochs, *entry)
-    return _kafka_assign(proc.epochs, master.log[proc.leo][1], proc.leo, opts)
+        entry = epoch_file.entry_at_offset(master.epoch_file, proc.leo)
+        return None if entry is None else epoch_file.append(proc.epoch_file, *entry)
+    return _kafka_assign(proc.epoch_file, master.log[proc.leo][1], proc.leo, opts)
 
 
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
-    an epoch boundary) with the epoch entry of ``_transfer_epochs``; the slave's confirmOffset becomes
+    an epoch boundary) with the epoch entry of ``_transfer_epoch_file``; the slave's confirmOffset becomes
     min(the master's, its own LEO)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
     require(proc.leo < master.leo, f"{p} has all of the master's log")
-    ef = _transfer_epochs(proc, master, opts)
+    ef = _transfer_epoch_file(proc, master, opts)
     require(ef is not None, f"{p}'s master has no epoch entry for offset {proc.leo}")
     entry = master.log[proc.leo]
-    proc = _with_log(evolve(proc, epochs=ef), proc.log + (entry,), opts)
+    proc = _with_log(evolve(proc, epoch_file=ef), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
     return with_process(s, p, proc), OK
 
 
-def _kafka_assign(filed: epochs.Epochs, epoch: int, offset: int, opts: Options) -> epochs.Epochs:
+def _kafka_assign(filed: epoch_file.Epochs, epoch: int, offset: int, opts: Options) -> epoch_file.Epochs:
     """Log.append -> LeaderEpochFileCache.assign(record epoch, offset), for the Kafka policies."""
-    return epochs.kafka_assign(filed, epoch, offset, opts.kafka_leader_epoch_on_election)
+    return epoch_file.kafka_assign(filed, epoch, offset, opts.kafka_leader_epoch_on_election)
 
 
 def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
@@ -139,7 +136,7 @@ def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
     require(proc.pending_alter is None, f"{p} has an alter in flight")
     require(broker_id not in proc.local_sync_state_set and broker_id in proc.acks, f"{broker_id} is in the set or not connected")
     offset = proc.acks[broker_id]
-    require(offset >= proc.confirm_offset and offset >= (proc.epochs[-1][1] if proc.epochs else 0), f"{broker_id} has not caught up")
+    require(offset >= proc.confirm_offset and offset >= epoch_file.last_start(proc.epoch_file), f"{broker_id} has not caught up")
     require(s.process_of(broker_id) not in opts.async_learners, f"{broker_id} is an async learner")
     return _propose(s, p, proc, proc.local_sync_state_set | {broker_id}, lost)
 

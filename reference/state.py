@@ -102,7 +102,7 @@ class Process:
     temp_file: TempFile | None = None
     log: Entries = ()
     flushed: int = 0
-    epochs: Entries = ()
+    epoch_file: Entries = ()
     confirm_offset: int = 0
     reg_state: str = INITIAL
     role: str = NONE
@@ -151,9 +151,6 @@ def initial_system(processes: dict[str, str] | None = None) -> System:
     """The Init state: an empty controller and the given processes (name -> first address), just started."""
     procs = frozendict({p: Process(addr=a) for p, a in (processes or {}).items()})
     return System(procs=procs)
-
-
-POLICIES = ("rocketmq", "hw", "kip101", "kip279")
 
 
 @frozen

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .epochs import (
+from .epoch_file import (
     UNDEFINED,
     Epochs,
     find_consistent_point,
@@ -24,9 +24,6 @@ from .epochs import (
     kafka_latest_epoch,
     truncate_suffix,
 )
-
-POLICIES = ("rocketmq", "hw", "kip101", "kip279")
-
 
 def rocketmq(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
     if not local:
@@ -68,3 +65,4 @@ TRUNCATE: dict[str, Callable[[Epochs, int, int, Epochs, int, bool], int]] = {
     "kip101": kip101,
     "kip279": kip279,
 }
+POLICIES = tuple(TRUNCATE)

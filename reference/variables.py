@@ -64,7 +64,7 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     # each process: the data path
     "log": _per_process(lambda x: list(x.log)),
     "flushed": _per_process(lambda x: x.flushed),
-    "epochFile": _per_process(lambda x: list(x.epochs)),
+    "epochFile": _per_process(lambda x: list(x.epoch_file)),
     "confirmOffset": _per_process(lambda x: x.confirm_offset),
     "localMasterId": _per_process(lambda x: x.local_master_id),
     "localSyncStateSet": _per_process(lambda x: x.local_sync_state_set),

@@ -18,7 +18,7 @@ from autoswitch.impl.epoch_file import EPOCH_FILE, CorruptEpochFile, EpochFile
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.impl.truncation import TRUNCATE as IMPL_TRUNCATE
 from autoswitch.reference import NotEnabled, Options
-from autoswitch.reference import epochs as ref_epochs
+from autoswitch.reference import epoch_file as ref_epoch_file
 from autoswitch.reference.state import NO_MASTER, System
 from autoswitch.reference.truncation import TRUNCATE as REF_TRUNCATE
 from differential import PROCESSES, differential
@@ -68,16 +68,16 @@ def test_epoch_file_change_to_master(entries: list, epoch: int, leo: int, after:
     f = _epoch_file(entries)
     assert f.change_to_master(epoch, leo) == (not entries or epoch >= entries[-1][0])
     assert f.entries() == after
-    assert list(ref_epochs.change_to_master(tuple(entries), epoch, leo)) == after
+    assert list(ref_epoch_file.change_to_master(tuple(entries), epoch, leo)) == after
 
 
 def test_epoch_file_truncate_suffix_by_epoch_and_entry_at_offset() -> None:
     f = _epoch_file([(1, 0), (2, 3), (4, 7)])
     assert [f.entry_at_offset(o) for o in (0, 2, 3, 6, 7, 99)] == [0, 0, 1, 1, 2, 2]
-    assert [ref_epochs.entry_at_offset(tuple(f.entries()), o) for o in (2, 7)] == [(1, 0), (4, 7)]
-    assert _epoch_file([(2, 3)]).entry_at_offset(2) == -1 and ref_epochs.entry_at_offset(((2, 3),), 2) is None
+    assert [ref_epoch_file.entry_at_offset(tuple(f.entries()), o) for o in (2, 7)] == [(1, 0), (4, 7)]
+    assert _epoch_file([(2, 3)]).entry_at_offset(2) == -1 and ref_epoch_file.entry_at_offset(((2, 3),), 2) is None
     f.truncate_suffix_by_epoch(3)  # epochs >= 3 go, even without an entry of epoch 3
-    assert f.entries() == [(1, 0), (2, 3)] == list(ref_epochs.truncate_suffix_by_epoch(((1, 0), (2, 3), (4, 7)), 3))
+    assert f.entries() == [(1, 0), (2, 3)] == list(ref_epoch_file.truncate_suffix_by_epoch(((1, 0), (2, 3), (4, 7)), 3))
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_epoch_file_truncate_suffix_by_epoch_and_entry_at_offset() -> None:
 )
 def test_find_consistent_point(local: list, leo: int, remote: list, remote_leo: int, point: int) -> None:
     assert _epoch_file(local).consistent_point(_epoch_file(remote), leo, remote_leo) == point
-    assert ref_epochs.find_consistent_point(tuple(local), leo, tuple(remote), remote_leo) == point
+    assert ref_epoch_file.find_consistent_point(tuple(local), leo, tuple(remote), remote_leo) == point
 
 
 def test_epoch_file_line_format_round_trip(tmp_path: Any) -> None:
@@ -316,7 +316,7 @@ def test_kafka_assign_agrees_with_the_reference_on_random_files() -> None:
         epoch, start, v21 = rng.randint(1, 8), rng.randint(0, 12), rng.random() < 0.5
         f = _epoch_file(list(entries))
         f.kafka_assign(epoch, start, v21)
-        assert tuple(f.entries()) == ref_epochs.kafka_assign(entries, epoch, start, v21), (entries, epoch, start, v21)
+        assert tuple(f.entries()) == ref_epoch_file.kafka_assign(entries, epoch, start, v21), (entries, epoch, start, v21)
 
 
 # Kafka's fallbacks, worked by hand from the cited code (spec/README.md, "Kafka's truncation in this model"):
@@ -349,9 +349,9 @@ def _spec_kip279(local: tuple, leo: int, hw: int, remote: tuple, remote_leo: int
         return min(hw, leo)
 
     def round_(i: int) -> int:
-        li = ref_epochs.end_of(local, i - 1, leo)
-        epoch, end = ref_epochs.kafka_end_offset_for(remote, remote_leo, local[i - 1][0], version)
-        own_epoch, own_end = ref_epochs.kafka_end_offset_for(local[:i], li, epoch, version)
+        li = ref_epoch_file.end_of(local, i - 1, leo)
+        epoch, end = ref_epoch_file.kafka_end_offset_for(remote, remote_leo, local[i - 1][0], version)
+        own_epoch, own_end = ref_epoch_file.kafka_end_offset_for(local[:i], li, epoch, version)
         if end == -1:
             return min(hw, leo) if i == len(local) else li
         if own_end == -1:

@@ -1,7 +1,11 @@
-"""The epoch file (RocketMQ ``EpochFileCache``; Kafka's leader-epoch checkpoint): a sequence of
-``(epoch, startOffset)`` entries, both strictly increasing, read against the log end offset (LEO).
-Pure functions over tuples, used by the replication actions and the truncation policies. The rules are
-those of the component model ``epoch_cache.py`` (RocketMQ's EpochFileCache), which this view calls."""
+"""Logs and epoch files as values (spec/EpochFile.tla): an epoch file is a tuple of ``(epoch, startOffset)``
+entries, read against the log end offset (LEO). Pure functions, used by the broker and replication actions
+and the truncation policies.
+
+Differs from the spec: the RocketMQ rules call the component model ``epoch_cache.py`` (RocketMQ's
+EpochFileCache with its in-memory endOffsets), which owns them; this module is that cache's
+``(epoch, startOffset)`` view. Indices are 0-based and "none" is ``None`` where the spec says 0.
+"""
 
 from __future__ import annotations
 
@@ -11,41 +15,42 @@ Epochs = tuple[tuple[int, int], ...]
 
 
 def append(epochs: Epochs, epoch: int, start: int) -> Epochs:
-    """appendEntry: the file refuses an entry whose epoch or start offset is not strictly greater than
-    the last one's (so an epoch bump with no new data is not recorded)."""
+    """EfAppend (spec/EpochFile.tla), with epoch_cache's ``refuses``."""
     if epochs and epoch_cache.refuses(*epochs[-1], epoch, start):
         return epochs
     return epochs + ((epoch, start),)
 
 
 def truncate_suffix(epochs: Epochs, offset: int) -> Epochs:
-    """truncateSuffixByOffset: drop the entries that start at or beyond ``offset`` (the cache's rule; the
+    """TruncateSuffix (spec/EpochFile.tla), through epoch_cache's ``truncate_suffix_by_offset`` (the
     endOffsets it keeps in memory are not part of this view)."""
     return tuple((e.epoch, e.start) for e in epoch_cache.truncate_suffix_by_offset(epoch_cache.init_entries(epochs), offset))
 
 
 def truncate_suffix_by_epoch(epochs: Epochs, epoch: int) -> Epochs:
-    """truncateSuffixByEpoch: drop the entries whose epoch is at least ``epoch``."""
+    """TruncateSuffixByEpoch (spec/EpochFile.tla)."""
     return tuple(e for e in epochs if e[0] < epoch)
 
 
 def last_epoch(epochs: Epochs) -> int:
+    """LastEpoch (spec/EpochFile.tla)."""
     return epochs[-1][0] if epochs else 0
 
 
+def last_start(epochs: Epochs) -> int:
+    """LastStart (spec/EpochFile.tla)."""
+    return epochs[-1][1] if epochs else 0
+
+
 def change_to_master(epochs: Epochs, epoch: int, leo: int, keep_own: bool = False) -> Epochs:
-    """EfChangeToMaster (AutoSwitchHAService.changeToMaster): unchanged when ``epoch`` is below the last
-    epoch; otherwise the entries of epochs >= ``epoch`` go and ``(epoch, leo)`` is appended with the
-    strict rule, so re-entering the last epoch moves its start to the LEO. ``keep_own`` (the hypothetical
-    epoch re-entry fix): only the epochs above ``epoch`` go."""
+    """EfChangeToMaster (spec/EpochFile.tla); ``keep_own`` is its ``keepOwn``."""
     if epoch < last_epoch(epochs):
         return epochs
     return append(truncate_suffix_by_epoch(epochs, epoch + 1 if keep_own else epoch), epoch, leo)
 
 
 def entry_at_offset(epochs: Epochs, offset: int) -> tuple[int, int] | None:
-    """EntryAtOffset (findEpochEntryByOffset): the entry with start <= ``offset`` < end (the last entry
-    has no end), or None."""
+    """EntryAtOffset (spec/EpochFile.tla), returning the entry itself, or None where the spec says 0."""
     for i, e in enumerate(epochs):
         if e[1] <= offset and (i + 1 == len(epochs) or offset < epochs[i + 1][1]):
             return e
@@ -53,40 +58,40 @@ def entry_at_offset(epochs: Epochs, offset: int) -> tuple[int, int] | None:
 
 
 def end_of(epochs: Epochs, index: int, leo: int) -> int:
-    """The end offset of the entry at ``index``: the next entry's start, or the LEO for the last one."""
+    """EndOf (spec/EpochFile.tla), ``index`` 0-based."""
     return epochs[index + 1][1] if index + 1 < len(epochs) else leo
 
 
 def entry_of(epochs: Epochs, epoch: int) -> int | None:
-    """The index of ``epoch``'s entry, or None."""
+    """EntryOf (spec/EpochFile.tla), 0-based; None where the spec's HasEpoch is false."""
     return next((i for i, e in enumerate(epochs) if e[0] == epoch), None)
 
 
 def as_cache(epochs: Epochs, leo: int) -> epoch_cache.Entries:
     """The cache AutoSwitchHAClient.doTruncate builds from a side's entries: loaded, then
-    setLastEpochEntryEndOffset(its max offset), so the last entry ends at the LEO."""
+    setLastEpochEntryEndOffset(its max offset), so the last entry ends at the LEO (the spec's EndOf)."""
     return epoch_cache.set_last_end_offset(epoch_cache.init_entries(epochs), leo)
 
 
 def find_consistent_point(local: Epochs, local_leo: int, remote: Epochs, remote_leo: int) -> int:
-    """findConsistentPoint on both sides' caches as doTruncate builds them; -1 when there is none."""
+    """FindConsistentPoint (spec/EpochFile.tla), as epoch_cache's ``find_consistent_point`` on both sides'
+    caches as doTruncate builds them (``as_cache``)."""
     return epoch_cache.find_consistent_point(as_cache(local, local_leo), as_cache(remote, remote_leo))
 
 
-# ---- Kafka's leader-epoch cache (kafka.server.epoch.LeaderEpochFileCache; spec EpochFile.tla) ----------------
+# ---- Kafka's leader-epoch cache (kafka.server.epoch.LeaderEpochFileCache; spec/EpochFile.tla) ----------------
 
 UNDEFINED = -1
-"""UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET."""
+"""Undefined (spec/EpochFile.tla): UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET."""
 
 
 def kafka_latest_epoch(epochs: Epochs) -> int:
-    """KafkaLatestEpoch: UNDEFINED_EPOCH for an empty cache."""
+    """KafkaLatestEpoch (spec/EpochFile.tla)."""
     return epochs[-1][0] if epochs else UNDEFINED
 
 
 def kafka_assign(epochs: Epochs, epoch: int, start: int, v21: bool) -> Epochs:
-    """KafkaAssign: ``assign`` as Log.append calls it. 0.11.0.0-2.0.0: appended only above the latest
-    epoch and not below the latest start; 2.1.0 (KAFKA-7415): ``truncateAndAppend``."""
+    """KafkaAssign (spec/EpochFile.tla)."""
     if v21:
         if epochs and epochs[-1][0] == epoch and start >= epochs[-1][1]:
             return epochs
@@ -97,7 +102,7 @@ def kafka_assign(epochs: Epochs, epoch: int, start: int, v21: bool) -> Epochs:
 
 
 def kafka_end_offset_for(epochs: Epochs, leo: int, requested: int, version: str) -> tuple[int, int]:
-    """KafkaEndOffsetFor: ``endOffsetFor`` of Kafka ``version`` ("0.11", "2.0", "2.1") as (epoch, end)."""
+    """KafkaEndOffsetFor (spec/EpochFile.tla)."""
     if requested == UNDEFINED and version != "0.11":
         return UNDEFINED, UNDEFINED
     if requested == kafka_latest_epoch(epochs):
@@ -112,6 +117,6 @@ def kafka_end_offset_for(epochs: Epochs, leo: int, requested: int, version: str)
 
 
 def well_formed(epochs: Epochs, leo: int) -> bool:
-    """EpochFileWellFormed: epochs and start offsets strictly increase; the last start is at most the LEO."""
+    """EfWellFormed (spec/EpochFile.tla)."""
     ordered = all(a[0] < b[0] and a[1] < b[1] for a, b in zip(epochs, epochs[1:]))
     return ordered and (not epochs or epochs[-1][1] <= leo)
