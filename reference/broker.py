@@ -1,10 +1,6 @@
-"""Broker-process actions (MODEL.md §4), one pure function per spec action of ``spec/Broker.tla``.
-
-Registration runs ``INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_DONE -> REGISTERED``
-(failure: ``TEMP_DONE -> APPLY_FAILED -> INITIAL``), one arrow per action so that a crash can fall
-between any two. A step that calls the controller applies the request atomically on the controller;
-with ``lost`` the response never reaches the process, which then behaves as on a timeout.
-Each action returns ``(system', outcome)``; a disabled action raises ``NotEnabled``.
+"""Broker-process actions (MODEL.md §4): one pure function per action of ``spec/Broker.tla``, named as the
+spec's in snake_case; the registration arrows and the ``lost`` parameter are explained there. Each action
+returns ``(system', outcome)``; a disabled action raises ``NotEnabled``.
 """
 
 from __future__ import annotations
@@ -58,11 +54,7 @@ def with_process(s: System, p: str, proc: Process, **changes) -> System:
 
 
 def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System:
-    """changeToMaster / changeToSlave from a controller answer, only for a master epoch greater than the local
-    one. Either way the process follows the named master and drops its HA connections. changeToMaster updates
-    the epoch file (``new_master_epoch_file``), adopts the answer's syncStateSet ({itself} after an election) and
-    recomputes confirmOffset; it is recorded in the ghost history. changeToSlave leaves the slave READY to
-    hand-shake with the new master."""
+    """AdoptRole (spec/Broker.tla), with its guard AdoptEnabled."""
     proc = s.procs[p]
     master_id, epoch = outcome.get("masterId", NO_MASTER), outcome.get("masterEpoch", -1)
     if master_id == NO_MASTER or epoch <= proc.local_master_epoch:
@@ -79,9 +71,7 @@ def _adopt_role(s: System, p: str, outcome: frozendict, opts: Options) -> System
 
 
 def new_master_epoch_file(ef: epoch_file.Epochs, epoch: int, leo: int, opts: Options) -> epoch_file.Epochs:
-    """NewMasterEpochFile: ``rocketmq``: changeToMaster's rule (a refusal is ignored by the caller, the
-    process becomes master all the same); the Kafka policies: Partition.makeLeader assigns (epoch, LEO)
-    only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
+    """NewMasterEpochFile (spec/Broker.tla)."""
     if opts.policy == "rocketmq":
         return epoch_file.change_to_master(ef, epoch, leo, opts.epoch_reentry_fix)
     if opts.kafka_leader_epoch_on_election:
@@ -90,8 +80,7 @@ def new_master_epoch_file(ef: epoch_file.Epochs, epoch: int, leo: int, opts: Opt
 
 
 def _drop_connections_to(s: System, broker_id: int) -> System:
-    """The HA connections of ``broker_id`` break (it crashed or changed role): its slaves go back to
-    READY and masters forget its ack."""
+    """DroppedHa and DroppedAcks (spec/Broker.tla) in one pass."""
     if broker_id == NO_ID:
         return s
     procs = s.procs
@@ -104,21 +93,22 @@ def _drop_connections_to(s: System, broker_id: int) -> System:
 
 
 def load_meta_file(s: System, p: str) -> tuple[System, frozendict]:
-    """LoadMetaFile: a meta file on disk wins: registration goes straight to META_DONE with its id."""
+    """LoadMetaFile (spec/Broker.tla)."""
     proc = require_process(s, p, INITIAL)
     require(proc.meta_file != NO_ID, f"{p} has no meta file")
     return with_process(s, p, evolve(proc, reg_state=META_DONE)), OK
 
 
 def load_temp_file(s: System, p: str) -> tuple[System, frozendict]:
-    """LoadTempFile: no meta file but a temp file: resume with its (id, checkCode)."""
+    """LoadTempFile (spec/Broker.tla)."""
     proc = require_process(s, p, INITIAL)
     require(proc.meta_file == NO_ID and proc.temp_file is not None, f"{p} has a meta file or no temp file")
     return with_process(s, p, evolve(proc, reg_state=TEMP_DONE)), OK
 
 
 def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
-    """CreateTempFile: GetNextBrokerId, then write the temp file with a fresh ``addr;timestamp`` checkCode."""
+    """CreateTempFile (spec/Broker.tla); the checkCode is the string ``addr;clock`` (the spec's record
+    ``[addr, ts]``)."""
     proc = require_process(s, p, INITIAL)
     require(proc.meta_file == NO_ID and proc.temp_file is None, f"{p} already has an identity file")
     _, answer = ctl.get_next_broker_id(s.controller)
@@ -127,8 +117,7 @@ def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
 
 
 def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
-    """SendApplyBrokerId: ApplyBrokerId(temp id, checkCode). SUCCESS heard -> ID_APPLIED; a refusal or a
-    lost response -> APPLY_FAILED (the temp file is deleted next)."""
+    """SendApplyBrokerId (spec/Broker.tla)."""
     proc = require_process(s, p, TEMP_DONE)
     c, answer = ctl.apply_broker_id(s.controller, proc.temp_file.broker_id, proc.temp_file.check_code)
     ok = answer["code"] == codes.SUCCESS and not lost
@@ -136,26 +125,25 @@ def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozend
 
 
 def abandon_temp_file(s: System, p: str) -> tuple[System, frozendict]:
-    """AbandonTempFile: after a failed apply, delete the temp file and start again from INITIAL."""
+    """AbandonTempFile (spec/Broker.tla)."""
     proc = require_process(s, p, APPLY_FAILED)
     return with_process(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
 
 
 def write_meta_file(s: System, p: str) -> tuple[System, frozendict]:
-    """WriteMetaFile: persist the applied id in the meta file (the temp file is still there)."""
+    """WriteMetaFile (spec/Broker.tla)."""
     proc = require_process(s, p, ID_APPLIED)
     return with_process(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
 
 
 def delete_temp_file(s: System, p: str) -> tuple[System, frozendict]:
-    """DeleteTempFile: the meta file is written; drop the temp file."""
+    """DeleteTempFile (spec/Broker.tla)."""
     proc = require_process(s, p, META_WRITTEN)
     return with_process(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
 
 
 def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """SendRegister: RegisterBrokerToController(id, current addr). SUCCESS heard -> REGISTERED and the role
-    of a live master in the answer is adopted; otherwise the process stays META_DONE and retries."""
+    """SendRegister (spec/Broker.tla)."""
     proc = require_process(s, p, META_DONE)
     c, answer = ctl.register_broker(s.controller, proc.meta_file, proc.addr)
     s = evolve(s, controller=c)
@@ -166,9 +154,7 @@ def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System,
 
 
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """SendElectMaster: a registered broker asks ElectMaster(broker(id)); a heard SUCCESS or
-    MASTER_STILL_EXIST (the codes BrokerOuterAPI.brokerElect accepts) is adopted if its epoch is newer.
-    Enabled only when the process's view has no live master (``elect_wanted``)."""
+    """SendElectMaster (spec/Broker.tla)."""
     proc = require_process(s, p, REGISTERED)
     require(elect_wanted(s, proc), f"{p} knows a live master: it does not ask for an election")
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
@@ -179,9 +165,7 @@ def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[Sys
 
 
 def elect_wanted(s: System, proc: Process) -> bool:
-    """ElectWanted: the process has learnt no master since it registered (startBasicService retries
-    brokerElect until one is known), or a GetReplicaInfo poll names no master in a master epoch newer than
-    its own (schedulingSyncBrokerMetadata)."""
+    """ElectWanted (spec/Broker.tla)."""
     _, poll = ctl.get_replica_info(s.controller)
     return proc.local_master_id == NO_MASTER or (
         poll["code"] == codes.SUCCESS and poll["masterId"] == NO_MASTER and poll["masterEpoch"] > proc.local_master_epoch
@@ -189,11 +173,8 @@ def elect_wanted(s: System, proc: Process) -> bool:
 
 
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """SyncReplicaInfo: a poll of GetReplicaInfo or a role-change notification (either may come late).
-    Adopts a newer master epoch; a master also learns a newer syncStateSet (and its epoch) of its own
-    master epoch, which settles an alter whose answer was lost. CONTROLLER_BROKER_METADATA_NOT_EXIST makes
-    the broker call registerBrokerToController again, which the unknown set refuses with no change (it
-    never re-applies its id): nothing happens."""
+    """SyncReplicaInfo (spec/Broker.tla). Differs in form: the master's part runs after an adoption too,
+    where it changes nothing (the spec's branches exclude each other, as its comment says)."""
     proc = require_process(s, p, REGISTERED)
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
@@ -211,17 +192,14 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
 
 
 def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
-    """SendHeartbeat: BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0), what the
-    election ranks by."""
+    """SendHeartbeat (spec/Broker.tla)."""
     proc = require_process(s, p, REGISTERED)
     c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epoch_file.last_epoch(proc.epoch_file), proc.leo, 0)
     return evolve(s, controller=c), answer
 
 
 def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """SendAlterSyncStateSet: the master proposes any set with its local epochs (possibly stale), request
-    and answer in one step; a heard SUCCESS updates its local syncStateSet and epoch. (The data path's
-    Expand/Shrink send the request and receive the answer in two steps.)"""
+    """SendAlterSyncStateSet (spec/Broker.tla)."""
     proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")
     c, answer = ctl.alter_sync_state_set(
@@ -235,9 +213,7 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
 
 
 def crash(s: System, p: str) -> tuple[System, frozendict]:
-    """Crash: volatile state is lost and the process's HA connections break. The identity files survive;
-    the log keeps its flushed prefix (all of it with synchronous flush), the epoch file drops the entries
-    starting at or beyond the recovered LEO, and the confirmOffset checkpoint is clamped to it."""
+    """Crash (spec/Broker.tla)."""
     proc = require_process(s, p, *_UP_STATES)
     log = proc.log[: proc.flushed]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
@@ -247,14 +223,14 @@ def crash(s: System, p: str) -> tuple[System, frozendict]:
 
 
 def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
-    """Restart: registration starts again, possibly under a new address."""
+    """Restart (spec/Broker.tla); ``addr`` is not checked against the spec's ``Addrs[p]`` (the caller's
+    configuration)."""
     proc = require_process(s, p, DOWN)
     return with_process(s, p, evolve(proc, addr=addr, reg_state=INITIAL, role=NONE)), OK
 
 
 def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:
-    """ControllerElectScan: one try of the controller's election trigger (a running one, or a new one
-    because the master is not alive)."""
+    """ControllerElectScan (spec/Broker.tla)."""
     require(ctl.needs_reelect(s.controller), "no re-election needed")
     c, answer = ctl.elect_scan(s.controller, opts)
     return evolve(s, controller=c), answer

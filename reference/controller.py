@@ -1,8 +1,6 @@
-"""Controller requests (MODEL.md §3), one pure function per spec action of ``spec/Controller.tla``.
-
-Each request checks its preconditions in the documented order; the first failed check returns its code
-and leaves the state unchanged. A request returns ``(controller', outcome)``; ``outcome`` holds ``code``
-and the values the response carries. Requests are always enabled: refusals are outcomes, not errors.
+"""Controller requests (MODEL.md §3): one pure function per operator ``Ctl*`` of ``spec/Controller.tla`` (its
+header lists the pairs). A request returns ``(controller', outcome)`` where the spec returns
+``[ctl, out]``; ``outcome`` holds only the fields the response carries (the spec pads the others).
 """
 
 from __future__ import annotations
@@ -22,23 +20,22 @@ def _outcome(code: str, **values) -> Outcome:
 
 
 def addr_of_check_code(check_code: str) -> str:
-    """The address part of a ``"<addr>;<timestamp>"`` checkCode."""
+    """The spec's ``cc.addr``: a checkCode is the string ``"<addr>;<timestamp>"`` here, a record there."""
     return check_code.split(";", 1)[0]
 
 
 def master_alive(c: Controller) -> bool:
+    """MasterAlive (spec/Controller.tla)."""
     return c.master_id != NO_MASTER and c.master_id in c.alive
 
 
 def get_next_broker_id(c: Controller) -> tuple[Controller, Outcome]:
-    """GetNextBrokerId: read only; 1 for an unknown set."""
+    """CtlGetNextBrokerId (spec/Controller.tla)."""
     return c, _outcome(codes.SUCCESS, nextBrokerId=c.next_broker_id)
 
 
 def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Controller, Outcome]:
-    """ApplyBrokerId: an unknown set accepts only id 1 and is created with an empty sync state; a known
-    set accepts a free id (counting it in nextBrokerId) or the same (id, checkCode) again (no change).
-    Ids start at 1: an id below 1 is refused (refinement: the code has no range check)."""
+    """CtlApplyBrokerId (spec/Controller.tla)."""
     entry = Replica(addr_of_check_code(check_code), check_code)
     if broker_id < 1:
         return c, _outcome(codes.CONTROLLER_BROKER_ID_INVALID)
@@ -56,9 +53,7 @@ def apply_broker_id(c: Controller, broker_id: int, check_code: str) -> tuple[Con
 
 
 def register_broker(c: Controller, broker_id: int, addr: str) -> tuple[Controller, Outcome]:
-    """RegisterBrokerToController: returns the master only if it is alive, and the syncStateSet always;
-    the answer is built before the address update (ReplicasInfoManager.registerBroker), so a master
-    registering under a new address hears its old one. Never elects."""
+    """CtlRegisterBroker (spec/Controller.tla)."""
     if not c.known or broker_id not in c.replicas:
         return c, _outcome(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
     answer = _outcome(codes.SUCCESS, **_master_view(c, live_only=True), syncStateSet=c.sync_state_set)
@@ -68,7 +63,7 @@ def register_broker(c: Controller, broker_id: int, addr: str) -> tuple[Controlle
 
 
 def _master_view(c: Controller, live_only: bool) -> dict:
-    """The master fields a response carries; -1 / "" when there is none (or, if asked, none alive)."""
+    """WithMasterView (spec/Controller.tla), as the fields only."""
     if c.master_id == NO_MASTER or (live_only and not master_alive(c)):
         return dict(masterId=NO_MASTER, masterAddr="", masterEpoch=-1, syncStateSetEpoch=-1)
     return dict(
@@ -80,7 +75,7 @@ def _master_view(c: Controller, live_only: bool) -> dict:
 
 
 def _replica_info_view(c: Controller) -> dict:
-    """GetReplicaInfo's fields: the master (-1 / "" when none) and both epochs, master or not."""
+    """The master fields of CtlGetReplicaInfo (spec/Controller.tla)."""
     has_master = c.master_id != NO_MASTER
     return dict(
         masterId=c.master_id,
@@ -91,13 +86,13 @@ def _replica_info_view(c: Controller) -> dict:
 
 
 def _rank(c: Controller, broker_id: int) -> tuple:
-    """Election order: higher reported epoch, higher maxOffset, lower priority value, lower id."""
+    """RanksBefore (spec/Controller.tla) as a sort key: ``a`` ranks before ``b`` iff its key is smaller."""
     info = c.alive[broker_id]
     return (-info.epoch, -info.max_offset, info.priority, broker_id)
 
 
 def _try_elect(c: Controller, candidates: frozenset[int], designated: int | None) -> int | None:
-    """DefaultElectPolicy.tryElect over the alive part of ``candidates``."""
+    """TryElect (spec/Controller.tla); ``designated`` None is its ``hasDesignated = FALSE``, no winner is None (NoMaster)."""
     live = frozenset(b for b in candidates if b in c.alive)
     if not live:
         return None
@@ -109,7 +104,7 @@ def _try_elect(c: Controller, candidates: frozenset[int], designated: int | None
 
 
 def elect_policy(c: Controller, designated: int | None, opts: Options) -> int | None:
-    """The winner: first among the alive syncStateSet, then (unclean election) among all registered ids."""
+    """ElectPolicy (spec/Controller.tla), with the same encoding as ``_try_elect``."""
     winner = _try_elect(c, c.sync_state_set, designated)
     if winner is None and opts.enable_elect_unclean_master:
         winner = _try_elect(c, frozenset(c.replicas), designated)
@@ -117,12 +112,7 @@ def elect_policy(c: Controller, designated: int | None, opts: Options) -> int | 
 
 
 def elect_master(c: Controller, trigger: str, broker_id: int, opts: Options) -> tuple[Controller, Outcome]:
-    """ElectMaster(trigger): ``broker(id)``, ``controller`` (id -1) or ``admin(id)`` which designates.
-
-    The first election of a set (masterEpoch 0) lets the broker/admin id win without alive or
-    membership check, provided the id is registered (refinement, spec/README.md). SUCCESS and
-    MASTER_STILL_EXIST carry the master and the syncStateSet (ReplicasInfoManager.electMaster's header
-    and body); a failure carries neither (an empty header, no body: absent values here)."""
+    """CtlElectMaster (spec/Controller.tla)."""
     if not c.known:
         return c, _no_master_elected(codes.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED)
     winner = None
@@ -148,14 +138,14 @@ def elect_master(c: Controller, trigger: str, broker_id: int, opts: Options) -> 
 
 
 def _no_master_elected(code: str) -> Outcome:
-    """A failed ElectMaster's answer: no master fields, no syncStateSet."""
+    """A failed ElectMaster's answer: the absent values of the spec's ``Out``."""
     return _outcome(code, masterId=NO_MASTER, masterAddr="", masterEpoch=-1, syncStateSetEpoch=-1, syncStateSet=frozenset())
 
 
 def alter_sync_state_set(
     c: Controller, master_id: int, master_epoch: int, new_set: frozenset[int], sync_state_set_epoch: int
 ) -> tuple[Controller, Outcome]:
-    """AlterSyncStateSet: checks in the order of MODEL.md §3; SUCCESS sets the set and bumps its epoch."""
+    """CtlAlterSyncStateSet (spec/Controller.tla)."""
     refuse = None
     if not c.known or new_set == c.sync_state_set:
         refuse = codes.CONTROLLER_ALTER_SYNC_STATE_SET_FAILED
@@ -183,17 +173,14 @@ def alter_sync_state_set(
 
 
 def get_replica_info(c: Controller) -> tuple[Controller, Outcome]:
-    """GetReplicaInfo: the master (whether alive or not), the master epoch and the syncStateSet with its
-    epoch; with no master, masterId -1 and masterAddr "" but the real epochs
-    (ReplicasInfoManager.getReplicaInfo)."""
+    """CtlGetReplicaInfo (spec/Controller.tla)."""
     if not c.known:
         return c, _outcome(codes.CONTROLLER_BROKER_METADATA_NOT_EXIST)
     return c, _outcome(codes.SUCCESS, **_replica_info_view(c), syncStateSet=c.sync_state_set)
 
 
 def broker_heartbeat(c: Controller, broker_id: int, epoch: int, max_offset: int, priority: int) -> tuple[Controller, Outcome]:
-    """BrokerHeartbeat: marks the id alive; the reported (epoch, maxOffset) only moves forward while the
-    entry lives; the priority is always the latest."""
+    """CtlBrokerHeartbeat (spec/Controller.tla)."""
     prev = c.alive.get(broker_id)
     if prev is not None and (epoch, max_offset) <= (prev.epoch, prev.max_offset):
         epoch, max_offset = prev.epoch, prev.max_offset
@@ -201,23 +188,18 @@ def broker_heartbeat(c: Controller, broker_id: int, epoch: int, max_offset: int,
 
 
 def heartbeat_expire(c: Controller, broker_id: int) -> tuple[Controller, Outcome]:
-    """HeartbeatExpire: the controller forgets a live entry (death, pause or partition)."""
+    """CtlHeartbeatExpire (spec/Controller.tla); its guard CanExpire raises ``NotEnabled``."""
     require(broker_id in c.alive, f"HeartbeatExpire: broker {broker_id} is not alive")
     return evolve(c, alive=c.alive.delete(broker_id)), _outcome(codes.OK)
 
 
 def controller_failover(c: Controller) -> tuple[Controller, Outcome]:
-    """ControllerFailover: a new controller leader starts with an empty liveness table and does not
-    continue the old leader's election trigger."""
+    """CtlControllerFailover (spec/Controller.tla)."""
     return evolve(c, alive=frozendict(), elect_tries_left=0), _outcome(codes.OK)
 
 
 def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: bool) -> tuple[Controller, Outcome]:
-    """CleanBrokerData (admin): without ``cleanLiving`` refuses alive ids, or a set with a master when no
-    ids are given. Removes the ids from ``replicas`` and the syncStateSet (no epoch change); removing the
-    master clears it (refinement); the set is removed (reset) when its replicas empty. With
-    ``cleanLiving`` the listed ids are ignored and the whole set is removed (the code leaves its id set
-    null: ReplicasInfoManager.cleanBrokerData)."""
+    """CtlCleanBrokerData (spec/Controller.tla)."""
     if not clean_living:
         if not broker_ids and c.master_id != NO_MASTER:
             return c, _outcome(codes.CONTROLLER_INVALID_CLEAN_BROKER_METADATA)
@@ -241,14 +223,12 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
 
 
 def needs_reelect(c: Controller) -> bool:
-    """NeedsReelect: an election trigger is running, or a master exists and is not alive (the master's
-    expiry notice triggers whatever else is alive; the periodic scan when some id is)."""
+    """NeedsReelect (spec/Controller.tla)."""
     return c.elect_tries_left > 0 or (c.master_id != NO_MASTER and not master_alive(c))
 
 
 def elect_scan(c: Controller, opts: Options) -> tuple[Controller, Outcome]:
-    """CtlElectScan: one try of ControllerManager.triggerElectMaster, the first of a new trigger or the
-    next of a running one; SUCCESS ends the trigger, any other code leaves one try fewer."""
+    """CtlElectScan (spec/Controller.tla)."""
     left = c.elect_tries_left or ELECT_MASTER_MAX_RETRY_COUNT
     c, outcome = elect_master(c, "controller", NO_MASTER, opts)
     return evolve(c, elect_tries_left=0 if outcome["code"] == codes.SUCCESS else left - 1), outcome

@@ -1,7 +1,7 @@
-"""The properties of MODEL.md §6 that concern the controller and broker ids, as predicates over the
+"""The properties of MODEL.md §6 (spec/Properties.tla, property for property), as predicates over the
 model's variables by their TLA+ names (the projection that traces carry). One predicate serves the
-reference, the implementation and any trace. A predicate applies only when the variables it reads are
-present, so that partial observation traces are checked on what they show.
+reference, the implementation and any trace. Differs from the spec: a predicate applies only when the
+variables it reads are present, so that partial observation traces are checked on what they show.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def _is_nat(x: Any) -> bool:
 
 
 def _type_ok(v: Vars) -> bool:
-    """TypeOK over the controller variables, and the process variables where present."""
+    """TypeOK (spec/Properties.tla) over the controller variables, and the registration variables where present; the data
+    path's variables are not type-checked here."""
     ok = (
         all(_is_nat(b) and b >= 1 and isinstance(r["addr"], str) and isinstance(r["checkCode"], str) for b, r in v["replicas"].items())
         and _is_nat(v["nextBrokerId"]) and v["nextBrokerId"] >= 1
@@ -69,13 +70,13 @@ def _type_ok(v: Vars) -> bool:
 
 
 def _unique_broker_ids(v: Vars) -> bool:
-    """No two processes persist the same brokerId in their meta files."""
+    """UniqueBrokerIds (spec/Properties.tla)."""
     ids = [i for i in v["metaFile"].values() if i != NO_ID]
     return len(ids) == len(set(ids))
 
 
 def _at_most_one_master_per_epoch(v: Vars) -> bool:
-    """No two processes ever acted as master in the same master epoch (ghost history)."""
+    """AtMostOneMasterPerEpoch (spec/Properties.tla)."""
     seen: dict[int, str] = {}
     for epoch, p in v["masterHistory"]:
         if seen.setdefault(epoch, p) != p:
@@ -84,12 +85,12 @@ def _at_most_one_master_per_epoch(v: Vars) -> bool:
 
 
 def _epoch_files_well_formed(v: Vars) -> bool:
+    """EpochFileWellFormed (spec/Properties.tla)."""
     return all(epoch_file.well_formed(tuple(v["epochFile"][p]), len(log)) for p, log in v["log"].items())
 
 
 def _log_matching(v: Vars) -> bool:
-    """Two logs holding the same [msg, epoch] at an offset agree on every earlier offset; no message
-    stands at two offsets."""
+    """LogMatching (spec/Properties.tla)."""
     logs = list(v["log"].values())
     where: dict[int, int] = {}
     for log in logs:
@@ -111,13 +112,13 @@ def _messages(v: Vars, broker_id: int) -> frozenset[int] | None:
 
 
 def _no_acked_message_lost(v: Vars) -> bool:
-    """Every acked message is in the log of every member of the controller's syncStateSet and of the master."""
+    """NoAckedMessageLost (spec/Properties.tla)."""
     holders = set(v["syncStateSet"]) | ({v["masterId"]} if v["masterId"] != NO_MASTER else set())
     return all((msgs := _messages(v, b)) is None or v["acked"] <= msgs for b in holders)
 
 
 def _no_phantom_read(v: Vars) -> bool:
-    """A message a consumer has seen is in the controller's master's log."""
+    """NoPhantomRead (spec/Properties.tla)."""
     if v["masterId"] == NO_MASTER:
         return True
     msgs = _messages(v, v["masterId"])
@@ -140,8 +141,7 @@ STATE_INVARIANTS = (
 
 
 def _epochs_monotonic(v: Vars, w: Vars) -> bool:
-    """Controller epochs never decrease, except when CleanBrokerData removes the whole set (a new set
-    starts at 0); a process's local epochs never decrease while it stays up (a crash forgets them)."""
+    """EpochsMonotonicStep (spec/Properties.tla); the local epochs only where the trace carries them."""
     set_removed = v["replicas"] and not w["replicas"]
     if not set_removed and (w["masterEpoch"] < v["masterEpoch"] or w["syncStateSetEpoch"] < v["syncStateSetEpoch"]):
         return False
@@ -155,7 +155,7 @@ def _epochs_monotonic(v: Vars, w: Vars) -> bool:
 
 
 def _broker_id_stable(v: Vars, w: Vars) -> bool:
-    """A process with a meta file keeps its id for ever."""
+    """BrokerIdStableStep (spec/Properties.tla)."""
     return all(i == NO_ID or w["metaFile"][p] == i for p, i in v["metaFile"].items())
 
 

@@ -1,7 +1,5 @@
-"""The data path (MODEL.md §5), one pure function per spec action of ``spec/Replication.tla``: producer
-writes, the HA handshake with the truncation policy, transfer, acks, syncStateSet expand/shrink with the
-answer arriving later, flush and consumption. Each returns ``(system', outcome)``; a disabled action
-raises ``NotEnabled``."""
+"""The data path (MODEL.md §5): one pure function per action of ``spec/Replication.tla``, named as the spec's
+in snake_case. Each returns ``(system', outcome)``; a disabled action raises ``NotEnabled``."""
 
 from __future__ import annotations
 
@@ -23,8 +21,7 @@ def _master(s: System, p: str) -> Process:
 
 
 def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process]:
-    """A slave in ``ha_state`` and the master process it follows, which must be up, act as master and
-    be in the same master epoch (otherwise the master refuses the connection)."""
+    """SlaveLink (spec/Replication.tla), returning the slave, its master's name and the master."""
     proc = require_process(s, p, REGISTERED)
     require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
     q = s.process_of(proc.local_master_id)
@@ -36,14 +33,12 @@ def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process
 
 
 def _with_log(proc: Process, log: tuple, opts: Options) -> Process:
-    """A new log; with synchronous flush it is durable at once."""
+    """AppendDurably (spec/Replication.tla)."""
     return evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))
 
 
 def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """Write: a producer sends a new message to a master; refused with IN_SYNC_REPLICAS_NOT_ENOUGH when
-    the in-sync count (``in_sync_count``) is below ``minInSyncReplicas``; else appended in the master's epoch
-    (confirmOffset is not recomputed: only the LEO it may be moves)."""
+    """Write (spec/Replication.tla), with WrittenEpochFile inline."""
     proc = _master(s, p)
     if in_sync_count(proc, opts) < opts.min_in_sync_replicas:
         return s, frozendict(code=codes.IN_SYNC_REPLICAS_NOT_ENOUGH)
@@ -56,15 +51,12 @@ def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 
 def _ack_event(slave: Process, master: Process) -> str:
-    """AckEvent: an ack recomputes the master's confirmOffset only from a slave in its LOCAL set
-    (updateConfirmOffsetWhenSlaveAck)."""
+    """AckEvent (spec/Replication.tla)."""
     return ACK_RECOMPUTE if slave.meta_file in master.local_sync_state_set else NO_RECOMPUTE
 
 
 def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """Handshake: the slave gets the master's epoch entries and LEO and truncates its log and epoch file
-    to the policy's point; then TRANSFER, with the point as its first ack. No point (``rocketmq``): the
-    slave cannot sync, says NO_CONSISTENT_POINT and stays READY."""
+    """Handshake (spec/Replication.tla), with TruncatePoint as ``TRUNCATE[policy]``."""
     proc, q, master = _slave_link(s, p, HA_READY)
     point = TRUNCATE[opts.policy](proc.epoch_file, proc.leo, proc.confirm_offset, master.epoch_file, master.leo,
                                   opts.kafka_leader_epoch_on_election)
@@ -80,10 +72,8 @@ def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 
 def _transfer_epoch_file(proc: Process, master: Process, opts: Options) -> epoch_file.Epochs | None:
-    """CanTransferFrom + TransferEpochFile: the slave's epoch file after receiving the message at its LEO,
-    None when the master sends nothing. ``rocketmq``: the header carries the master's entry containing the
-    offset (none: no data is sent), appended with the strict rule; the Kafka policies: the message's epoch
-    where it starts."""
+    """CanTransferFrom and TransferEpochFile (spec/Replication.tla) in one: None where CanTransferFrom is
+    false."""
     if opts.policy == "rocketmq":
         entry = epoch_file.entry_at_offset(master.epoch_file, proc.leo)
         return None if entry is None else epoch_file.append(proc.epoch_file, *entry)
@@ -91,9 +81,7 @@ def _transfer_epoch_file(proc: Process, master: Process, opts: Options) -> epoch
 
 
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """Transfer: the master sends the next message from the slave's offset (a batch of one never crosses
-    an epoch boundary) with the epoch entry of ``_transfer_epoch_file``; the slave's confirmOffset becomes
-    min(the master's, its own LEO)."""
+    """Transfer (spec/Replication.tla)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
     require(proc.leo < master.leo, f"{p} has all of the master's log")
     ef = _transfer_epoch_file(proc, master, opts)
@@ -105,12 +93,12 @@ def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 
 def _kafka_assign(filed: epoch_file.Epochs, epoch: int, offset: int, opts: Options) -> epoch_file.Epochs:
-    """Log.append -> LeaderEpochFileCache.assign(record epoch, offset), for the Kafka policies."""
+    """KafkaAssign (spec/EpochFile.tla) with the option KafkaLeaderEpochOnElection."""
     return epoch_file.kafka_assign(filed, epoch, offset, opts.kafka_leader_epoch_on_election)
 
 
 def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """Ack: the slave reports its LEO; the master records it, recomputes confirmOffset and acks producers."""
+    """Ack (spec/Replication.tla)."""
     proc, q, master = _slave_link(s, p, HA_TRANSFER)
     require(master.acks.get(proc.meta_file) != proc.leo, f"{q} already has {p}'s offset")
     master_after = evolve(master, acks=master.acks.set(proc.meta_file, proc.leo))
@@ -119,10 +107,7 @@ def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
 
 
 def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bool) -> tuple[System, frozendict]:
-    """Send AlterSyncStateSet; the controller applies it now, the answer arrives later (AlterArrives) or,
-    lost, never: then the proposal stays in flight (its members still counted with the #5663 fix, as the
-    code keeps its "synchronizing" set after a timeout) until replica info tells the master the outcome.
-    The local set changes only when a SUCCESS is known."""
+    """Propose (spec/Replication.tla)."""
     c, answer = ctl.alter_sync_state_set(s.controller, proc.meta_file, proc.local_master_epoch, new_set,
                                          proc.local_sync_state_set_epoch)
     pending = PendingAlter(new_set, answer["code"], answer["syncStateSetEpoch"], delivered=not lost)
@@ -130,8 +115,7 @@ def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bo
 
 
 def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """Expand: a connected slave outside the set whose ack has reached both the master's confirmOffset
-    and the start of its current epoch joins the set; an async learner never does."""
+    """Expand (spec/Replication.tla)."""
     proc = _master(s, p)
     require(proc.pending_alter is None, f"{p} has an alter in flight")
     require(broker_id not in proc.local_sync_state_set and broker_id in proc.acks, f"{broker_id} is in the set or not connected")
@@ -142,7 +126,7 @@ def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
 
 
 def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
-    """Shrink: a member that is disconnected or behind (haMaxTimeSlaveNotCatchup, abstracted) leaves the set."""
+    """Shrink (spec/Replication.tla)."""
     proc = _master(s, p)
     require(proc.pending_alter is None, f"{p} has an alter in flight")
     require(broker_id in proc.local_sync_state_set and broker_id != proc.meta_file, f"{broker_id} is not another member")
@@ -151,9 +135,7 @@ def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
 
 
 def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """AlterArrives: the controller's answer reaches the master; a SUCCESS becomes its local set unless
-    the master already knows a newer syncStateSet epoch (replica info came first): a late answer never
-    rolls the set back (changeSyncStateSet takes only a newer epoch)."""
+    """AlterArrives (spec/Replication.tla)."""
     proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
@@ -162,19 +144,19 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     if applied:
         proc = evolve(proc, local_sync_state_set=pending.new_set, local_sync_state_set_epoch=pending.sync_state_set_epoch)
     s = with_process(s, p, evolve(proc, pending_alter=None))
-    recompute = SET_RECOMPUTE if applied else NO_RECOMPUTE  # setSyncStateSet recomputes
+    recompute = SET_RECOMPUTE if applied else NO_RECOMPUTE
     return (settle_master(s, p, opts, recompute) if proc.role == MASTER else s), frozendict(code=pending.code)
 
 
 def flush(s: System, p: str) -> tuple[System, frozendict]:
-    """Flush: the whole log becomes durable."""
+    """Flush (spec/Replication.tla)."""
     proc = s.procs.get(p)
     require(proc is not None and proc.up and proc.flushed < proc.leo, f"{p} has nothing to flush")
     return with_process(s, p, evolve(proc, flushed=proc.leo)), OK
 
 
 def consume(s: System, p: str) -> tuple[System, frozendict]:
-    """Consume: a consumer reads what the process shows, the messages below its confirmOffset."""
+    """Consume (spec/Replication.tla)."""
     proc = require_process(s, p, REGISTERED)
     visible = frozenset(msg for msg, _ in proc.log[: proc.confirm_offset])
     require(proc.role != "NONE" and not visible <= s.seen, f"{p} shows nothing new")

@@ -1,5 +1,6 @@
-"""Immutable state of the reference model: the controller of one broker set, its broker processes,
-and the ghost variables the invariants read (MODEL.md §2, §4).
+"""Immutable state of the reference model (spec/State.tla; MODEL.md §2, §4): the controller of one broker
+set, its broker processes, the environment and the ghost variables the invariants read. Differs in form:
+the spec's flat variables (``variables.py`` maps them) are grouped here by owner into attrs classes.
 
 Every class is frozen; an action returns a new state built with ``attrs.evolve``.
 """
@@ -124,7 +125,7 @@ class Process:
 
     @property
     def broker_id(self) -> int:
-        """The id the process works under: the meta file's, else the temp file's, else none."""
+        """BrokerIdOf (spec/State.tla)."""
         if self.meta_file != NO_ID:
             return self.meta_file
         return self.temp_file.broker_id if self.temp_file is not None else NO_ID
@@ -132,7 +133,7 @@ class Process:
 
 @frozen
 class System:
-    """The whole model: controller, processes, the checkCode clock and the ghost master history."""
+    """The whole model: controller, processes, the environment (clock, next_msg) and the ghosts."""
 
     controller: Controller = field(factory=Controller)
     procs: frozendict[str, Process] = field(factory=frozendict)

@@ -1,15 +1,6 @@
-"""Where a slave truncates its log when it (re)connects to a master, for each truncation policy of
-MODEL.md §5. Each policy is one function from the two sides' epoch files and LEOs (and the slave's own
-high watermark) to the offset the slave keeps; -1 means the slave cannot find a point and cannot sync.
-
-- ``rocketmq``: EpochFileCache.findConsistentPoint (RIP-44); an empty local epoch file skips truncation.
-- ``hw``: Kafka before KIP-101: the follower truncates to its own high watermark.
-- ``kip101``: Kafka 0.11.0.0 ``ReplicaFetcherThread.maybeTruncate``: the leader's ``endOffsetFor`` the
-  follower's latest epoch; UNDEFINED -> the high watermark, else min(answer, LEO).
-- ``kip279``: Kafka 2.0.0 ``AbstractFetcherThread.getOffsetTruncationState``, iterated as the fetcher
-  does (an intermediate truncation, then a new request).
-
-``v21`` (option ``kafka_leader_epoch_on_election``): both caches answer as Kafka 2.1.0's (KAFKA-7415).
+"""The truncation policies of MODEL.md §5, one function per spec module: ``spec/TruncateRocketMQ.tla``,
+``TruncateHW.tla``, ``TruncateKIP101.tla``, ``TruncateKIP279.tla``. ``TRUNCATE[policy]`` is the spec's
+TruncatePoint (spec/Replication.tla); ``v21`` is the option KafkaLeaderEpochOnElection.
 """
 
 from __future__ import annotations
@@ -26,24 +17,26 @@ from .epoch_file import (
 )
 
 def rocketmq(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
+    """TruncRocketMQ (spec/TruncateRocketMQ.tla)."""
     if not local:
         return leo
     return find_consistent_point(local, leo, remote, remote_leo)
 
 
 def hw_policy(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
+    """TruncHW (spec/TruncateHW.tla)."""
     return min(hw, leo)
 
 
 def kip101(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
-    """TruncKIP101."""
+    """TruncKIP101 (spec/TruncateKIP101.tla)."""
     _, answer = kafka_end_offset_for(remote, remote_leo, kafka_latest_epoch(local), "2.1" if v21 else "0.11")
     return min(hw, leo) if answer == UNDEFINED else min(answer, leo)
 
 
 def kip279(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
-    """TruncKIP279, iterated as the fetcher does it (the spec takes the largest stopping prefix): each
-    round that names an epoch the leader did not answer truncates and asks again."""
+    """TruncKIP279 (spec/TruncateKIP279.tla). Differs in form: iterated round by round as the fetcher does
+    (an intermediate truncation, then a new request), where the spec takes the largest stopping prefix."""
     version = "2.1" if v21 else "2.0"
     fetch_offset = min(hw, leo)  # makeFollower starts the fetcher at the high watermark
     while True:

@@ -1,5 +1,5 @@
-"""The reference state as the spec's variables (TLA+ names, MODEL.md §7): the view traces carry and the
-invariants read. Functions are dicts, records are dicts with string keys, sets are frozensets.
+"""The reference state as the variables of spec/State.tla (TLA+ names, MODEL.md §7): the view traces carry
+and the invariants read. Functions are dicts, records are dicts with string keys, sets are frozensets.
 
 VARIABLES maps each variable to the function that reads it off a ``System``; ``variables`` builds them
 all, ``LazyVariables`` only those a predicate reads (the model checker's transitions)."""
@@ -58,7 +58,7 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     "role": _per_process(lambda x: x.role),
     "localMasterEpoch": _per_process(lambda x: x.local_master_epoch),
     "localSyncStateSetEpoch": _per_process(lambda x: x.local_sync_state_set_epoch),
-    # the checkCode clock and the ghost history
+    # the environment (the checkCode clock) and a ghost (spec/State.tla's envVars, ghostVars)
     "clock": lambda s: s.clock,
     "masterHistory": lambda s: s.master_history,
     # each process: the data path
@@ -71,7 +71,7 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     "haState": _per_process(lambda x: x.ha_state),
     "acks": _per_process(lambda x: dict(x.acks)),
     "pendingAlter": _per_process(_pending_alter),
-    # the message source and the ghost message sets
+    # the environment's message source and the ghost message sets (msgVars)
     "nextMsg": lambda s: s.next_msg,
     "acked": lambda s: s.acked,
     "seen": lambda s: s.seen,
@@ -84,7 +84,7 @@ def controller_variables(c: Controller) -> dict[str, Any]:
 
 
 def variables(s: System) -> dict[str, Any]:
-    """All variables of the system: the controller's, each process's, the clock and the ghost variables."""
+    """All variables of the system (the spec's modelVars)."""
     return {name: read(s) for name, read in VARIABLES.items()}
 
 

@@ -249,7 +249,10 @@ Shrink(p, b, lost) ==
     /\ action' = [PActLost("Shrink", p, lost) EXCEPT !.brokerId = b]
 
 \* The controller's answer reaches the master; a SUCCESS becomes its local
-\* set (and set epoch); a master recomputes confirmOffset and acks.
+\* set (and set epoch) unless the master already knows a newer set epoch
+\* (replica info came first: changeSyncStateSet takes only a newer epoch, so
+\* a late answer never rolls the set back); a master recomputes
+\* confirmOffset (setSyncStateSet) and acks.
 AlterArrives(p) ==
     /\ regState[p] = REGISTERED
     /\ pendingAlter[p] # NoPending
