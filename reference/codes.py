@@ -1,4 +1,5 @@
-"""Response codes of the controller, by RocketMQ ``ResponseCode`` name (MODEL.md §3).
+"""Every response code of the model, by RocketMQ ``ResponseCode`` name: the controller's (MODEL.md §3) and
+the data path's (§5).
 
 The reference model speaks in names; traces carry the names; the implementation maps them to numbers.
 """
