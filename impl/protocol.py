@@ -16,6 +16,7 @@ from typing import Any
 from attrs import define
 
 NO_MASTER_ID = -1  # "no master" in a header (RocketMQ sends null; the trace vocabulary uses -1)
+NO_BROKER_ID = 0  # broker ids start at 1
 
 
 class ResponseCode(IntEnum):
@@ -153,3 +154,10 @@ class CleanBrokerDataRequest:
 
 SUCCESS = ResponseCode.SUCCESS  # module constant: enum class attribute access is slow on hot paths
 MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST
+
+# Broker-side outcome codes, under RocketMQ's names where it has one (they are no controller responses):
+# a write refused by minInSyncReplicas (PutMessageStatus), a handshake without a consistent point, and
+# a register() that returned false at checkMetadataValid (nothing sent).
+IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
+METADATA_INVALID = "METADATA_INVALID"
