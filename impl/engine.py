@@ -1,13 +1,16 @@
 """The adapter the conformance suite drives: one broker set (``DefaultCluster`` / ``broker-a``) with its
 controller and broker processes, stepped by the action records of ``reference/step.py`` (MODEL.md §7)
-and observed as the reference's variables (``reference/variables.py``).
+and observed as the reference's variables (``reference/variables.py``). It is the one module of
+``impl/`` that knows the reference: it builds the :class:`~autoswitch.impl.config.ImplConfig` from the
+reference's ``Options`` (:func:`impl_config`), turns the implementation's ``IllegalStateError`` into
+``NotEnabled``, and its domain values (responses, offsets, None) into trace outcomes.
 
 Controller-level tags send the request to the controller directly (an admin tool or an outside trace);
-process-level tags drive a broker's ``ReplicasManager``. A ``lost`` flag makes the transport drop that
-step's response after the controller applied the request. Both go through the controller node's
-``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of spec/README.md
-("Trace kinds") are run here too: controller requests naming other declared broker sets (the
-controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
+process-level tags drive a broker's ``ReplicasManager``, its HA service or HA client. A ``lost`` flag
+makes the transport drop that step's response after the controller applied the request. Both go through
+the controller node's ``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of
+spec/README.md ("Trace kinds") are run here too: controller requests naming other declared broker sets
+(the controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
 files as the disk holds them.
 """
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import attrs
@@ -63,6 +67,7 @@ _RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", 
 Outcome = dict[str, Any]
 
 
+@cache  # one ImplConfig per Options (a campaign builds an engine per walk)
 def impl_config(options: Options) -> ImplConfig:
     """The implementation's options from the reference's, by field name: the ``ControllerConfig`` fields
     go to the controller, every other ``Options`` field to ``HAConfig`` (an option the implementation does
@@ -75,8 +80,10 @@ def impl_config(options: Options) -> ImplConfig:
     )
 
 
-def _outcome(response: Response) -> Outcome:
-    """A controller response as a trace outcome: ``code`` by name, the header fields, the syncStateSet."""
+def _outcome(response: Response | None) -> Outcome:
+    """A controller response as a trace outcome: ``code`` by name, the header fields, the syncStateSet.
+    ``response`` is the client's last response: None only before the first request."""
+    assert response is not None, "no request was sent"
     body = response.body
     if body is None:
         return {"code": response.name, **response.header}
@@ -239,9 +246,13 @@ class ImplSystem:
 
     def _send_alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(self, a["process"])
-        with _lossy(self._client, a["lost"]):
+        client = self._client
+        client.lose_next_response = a["lost"]
+        try:
             manager.send_alter_sync_state_set(frozenset(a["newSyncStateSet"]))
-        return _last_outcome(self)
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
 
     def _crash(self, a: Mapping[str, Any]) -> Outcome:
         _broker(self, a["process"]).crash()
@@ -260,11 +271,11 @@ class ImplSystem:
     # ---- data-path actions --------------------------------------------------------------------------
 
     def _write(self, a: Mapping[str, Any]) -> Outcome:
-        broker = _broker(self, a["process"])
-        offset = _running_manager(self, a["process"]).ha_service.write()
-        if offset is None:
+        written = _running_manager(self, a["process"]).ha_service.write()
+        if written is None:
             return {"code": IN_SYNC_REPLICAS_NOT_ENOUGH}
-        return {"code": _SUCCESS, "msg": broker.commit_log.entries[offset][0], "offset": offset}
+        msg, offset = written
+        return {"code": _SUCCESS, "msg": msg, "offset": offset}
 
     def _handshake(self, a: Mapping[str, Any]) -> Outcome:
         point = _running_manager(self, a["process"]).ha_client.handshake()
@@ -280,15 +291,23 @@ class ImplSystem:
 
     def _expand(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
-        with _lossy(self._client, a["lost"]):
+        client = self._client
+        client.lose_next_response = a["lost"]
+        try:
             service.expand(a["brokerId"])
-        return _last_outcome(self)
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
 
     def _shrink(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
-        with _lossy(self._client, a["lost"]):
+        client = self._client
+        client.lose_next_response = a["lost"]
+        try:
             service.shrink(a["brokerId"])
-        return _last_outcome(self)
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
 
     def _alter_arrives(self, a: Mapping[str, Any]) -> Outcome:
         return {"code": _running_manager(self, a["process"]).alter_arrives().name}
@@ -440,29 +459,6 @@ def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
     return broker.replicas_manager
 
 
-class _lossy:
-    """While the block runs, the transport drops the controller's response when ``lost`` (a ``lost`` flag)."""
-
-    __slots__ = ("_client", "_lost")
-
-    def __init__(self, client: ControllerClient, lost: bool) -> None:
-        self._client = client
-        self._lost = lost
-
-    def __enter__(self) -> None:
-        self._client.lose_next_response = self._lost
-
-    def __exit__(self, *exc: object) -> None:
-        self._client.lose_next_response = False
-
-
-def _last_outcome(system: ImplSystem) -> Outcome:
-    """The response the controller sent in this step (delivered or lost), as an outcome."""
-    response = system._client.last_response
-    assert response is not None, "the step sent no request"
-    return _outcome(response)
-
-
 def _process_step(
     method: Callable[[ReplicasManager], bool | None], *, calls_controller: bool, lossy: bool, checks_metadata: bool = False
 ) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
@@ -472,14 +468,18 @@ def _process_step(
 
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(system, a["process"])
+        client = system._client
         if lossy:
-            with _lossy(system._client, a["lost"]):
+            client.lose_next_response = a["lost"]
+            try:
                 sent = method(manager)
+            finally:
+                client.lose_next_response = False
         else:
             sent = method(manager)
         if checks_metadata and sent is False:
             return {"code": METADATA_INVALID}
-        return _last_outcome(system) if calls_controller else {"code": "OK"}
+        return _outcome(client.last_response) if calls_controller else {"code": "OK"}
 
     return run
 

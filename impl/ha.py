@@ -198,9 +198,9 @@ class AutoSwitchHAService:
             store.epoch_file.kafka_assign(master_epoch, leo, True)
         self.settle(SET_RECOMPUTE)
 
-    def write(self) -> int | None:
-        """Write (spec/Replication.tla): the offset of the appended message, or None when refused
-        (IN_SYNC_REPLICAS_NOT_ENOUGH)."""
+    def write(self) -> tuple[int, int] | None:
+        """Write (spec/Replication.tla): the appended message's id and offset (RocketMQ
+        ``AppendMessageResult``), or None when refused (IN_SYNC_REPLICAS_NOT_ENOUGH)."""
         self._acts_as_master()
         broker_set = self._broker_set
         config = broker_set.config
@@ -218,7 +218,7 @@ class AutoSwitchHAService:
         log.append((msg, master_epoch), not config.async_flush)
         broker_set.next_msg = msg + 1
         self.settle(NO_RECOMPUTE)
-        return offset
+        return msg, offset
 
     def _no_alter_in_flight(self) -> None:
         if self.pending_alter is not None:
