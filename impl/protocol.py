@@ -4,7 +4,8 @@
 Requests name their broker set by ``clusterName`` and ``brokerName``; a response carries a code, the
 header fields of the request kind (under the trace names of MODEL.md §7: ``masterId``, ``masterAddr``,
 ``masterEpoch``, ``syncStateSetEpoch``, ``nextBrokerId``) and a body (the ``syncStateSet`` for
-RegisterBrokerToController and GetReplicaInfo, as RocketMQ's ``SyncStateSet`` body).
+RegisterBrokerToController and GetReplicaInfo, as RocketMQ's ``SyncStateSet`` body). The broker-side
+outcome codes are at the end: every code of the implementation is in this module.
 """
 
 from __future__ import annotations
@@ -156,8 +157,11 @@ SUCCESS = ResponseCode.SUCCESS  # module constant: enum class attribute access i
 MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST
 
 # Broker-side outcome codes, under RocketMQ's names where it has one (they are no controller responses):
-# a write refused by minInSyncReplicas (PutMessageStatus), a handshake without a consistent point, and
-# a register() that returned false at checkMetadataValid (nothing sent).
+# a write refused by minInSyncReplicas (PutMessageStatus), a handshake without a consistent point, a
+# register() that returned false at checkMetadataValid (nothing sent), and a transfer start
+# (``retention``) with no data left or no epoch entry for it.
 IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
 METADATA_INVALID = "METADATA_INVALID"
+NO_DATA = "NO_DATA"
+NO_EPOCH = "NO_EPOCH"
