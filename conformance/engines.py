@@ -144,7 +144,7 @@ def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
     if kind == "impl":
         from autoswitch.impl.engine import ImplSystem
 
-        return ImplSystem(config.processes, **attrs.asdict(config.options), broker_sets=config.broker_sets, **impl_kwargs)
+        return ImplSystem(config.processes, config.options, broker_sets=config.broker_sets, **impl_kwargs)
     raise ValueError(f"unknown engine {kind!r}; expected one of {KINDS}")
 
 

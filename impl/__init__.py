@@ -1,11 +1,43 @@
-"""The optimized implementation of controller-mode failover, shaped like RocketMQ 5.x:
+"""The optimized implementation of controller-mode failover, shaped like RocketMQ 5.x. It does not import
+the reference: the conformance adapter (``engine``) translates between the two.
 
-- ``protocol``: ResponseCode numbers, request headers, responses;
-- ``events``, ``replicas_info``, ``elect_policy``, ``heartbeat``, ``controller``: the controller
-  (ReplicasInfoManager state machine fed by a replicated event log, BrokerHeartbeatManager, ControllerManager);
-- ``storage``, ``metadata``, ``broker``: the broker side (disk backends, identity files, ReplicasManager);
-- ``epoch_file``, ``commit_log``, ``truncation``, ``ha``: the data path (EpochFileCache with binary
-  searches, the commit log with its flushed prefix, the four truncation policies, HA options, the peer
-  directory and the ghost message sets); master and slave HA steps are ReplicasManager methods;
+Module map:
+
+- ``protocol``: ResponseCode numbers, request headers, responses, the broker-side outcome codes;
+- ``events``, ``replicas_info``, ``elect_policy``, ``heartbeat``, ``controller``, ``processor``: the
+  controller (ReplicasInfoManager state machine fed by a replicated event log, BrokerHeartbeatManager,
+  ControllerManager, ControllerRequestProcessor with the leadership check);
+- ``config``: ``ImplConfig`` (``ControllerConfig`` + ``HAConfig``) and ``BrokerConfig``;
+- ``states``: ``RegisterState``, ``Role``, ``HAState`` and ``IllegalStateError``;
+- ``storage``, ``metadata``: a broker's disk backends and its identity files;
+- ``client``: ``ControllerClient`` (BrokerOuterAPI), the brokers' RPC client with a lossy transport;
+- ``replicas_manager``: ``ReplicasManager``: registration, role change, heartbeat, elect, replica-info
+  sync, AlterSyncStateSet and its answer;
+- ``ha``: ``AutoSwitchHAService`` (master side: write, acks, settle, expand/shrink) and
+  ``AutoSwitchHAClient`` (slave side: handshake, transfer, ack), ``BrokerSet``, ``PendingAlter``;
+- ``acks``: the pure confirmOffset / acked-up-to rule (spec/Acks.tla);
+- ``epoch_file``, ``commit_log``, ``truncation``, ``retention``: EpochFileCache with binary searches, the
+  commit log with its flushed prefix, the four truncation policies, retention;
+- ``broker``: ``BrokerProcess``: disk, crash, restart, flush, consume;
 - ``engine``: ``ImplSystem``, the adapter the conformance suite steps like the reference model.
+
+Glossary, RocketMQ name -> model name (spec / reference), where the implementation keeps RocketMQ's name
+on purpose:
+
+- ``ReplicaInfo.broker_id_table`` -> ``replicas`` (the registered ids, their addresses and checkCodes);
+- ``address_of_check_code`` -> ``addr_of_check_code`` / ``.addr``;
+- ``elect_policy``'s ``assigned``, ``ElectMasterRequest.designate_elect`` -> ``designated``;
+- ``ReplicasManager.master_epoch`` / ``sync_state_set_epoch`` / ``master_id`` -> ``localMasterEpoch`` /
+  ``localSyncStateSetEpoch`` / ``localMasterId`` (``SyncStateInfo.master_epoch`` is the controller's
+  ``masterEpoch``);
+- ``AutoSwitchHAService.sync_state_set`` / ``acks`` / ``pending_alter`` -> ``localSyncStateSet`` /
+  ``acks`` / ``pendingAlter``; ``AutoSwitchHAClient.ha_state`` -> ``haState``;
+- ``BrokerProcess.meta_id`` -> ``metaFile[p]`` (the id in the identity file on disk);
+  ``ReplicasManager.broker_id`` -> the reference's ``broker_id`` (the id registration works under);
+- ``BrokerProcess.register_state`` (``RegisterState``) -> ``regState``; ``CheckCodeClock.now`` -> ``clock``;
+- ``EpochFile.index_of`` / ``entry_at_offset`` -> ``-1`` where ``EntryOf`` gives ``None``;
+- ``AutoSwitchHAClient.handshake`` -> ``-1`` where the trace says ``NO_CONSISTENT_POINT``;
+- ``AutoSwitchHAService.write`` -> ``None`` where the trace says ``IN_SYNC_REPLICAS_NOT_ENOUGH``;
+- ``report_sync_state_set_changed`` (doReportSyncStateSetChanged) -> ``Propose``;
+- ``IllegalStateError`` -> an action that is not enabled (``NotEnabled`` in the adapter).
 """

@@ -113,6 +113,7 @@ class ControllerManager:
 
     def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response:
         """BrokerHeartbeat (reference ``broker_heartbeat``): leader-local, not replicated."""
+        assert request.broker_id is not None, "the processor refuses a header without brokerId"
         self.heartbeat_manager.on_broker_heartbeat(
             request.cluster_name,
             request.broker_name,

@@ -1,30 +1,42 @@
 """The adapter the conformance suite drives: one broker set (``DefaultCluster`` / ``broker-a``) with its
 controller and broker processes, stepped by the action records of ``reference/step.py`` (MODEL.md §7)
-and observed as the reference's variables (``reference/variables.py``).
+and observed as the reference's variables (``reference/variables.py``). It is the one module of
+``impl/`` that knows the reference: it builds the :class:`~autoswitch.impl.config.ImplConfig` from the
+reference's ``Options`` (:func:`impl_config`), turns the implementation's ``IllegalStateError`` into
+``NotEnabled``, and its domain values (responses, offsets, None) into trace outcomes.
 
 Controller-level tags send the request to the controller directly (an admin tool or an outside trace);
-process-level tags drive a broker's ``ReplicasManager``. A ``lost`` flag makes the transport drop that
-step's response after the controller applied the request. Both go through the controller node's
-``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of spec/README.md
-("Trace kinds") are run here too: controller requests naming other declared broker sets (the
-controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
+process-level tags drive a broker's ``ReplicasManager``, its HA service or HA client. A ``lost`` flag
+makes the transport drop that step's response after the controller applied the request. Both go through
+the controller node's ``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of
+spec/README.md ("Trace kinds") are run here too: controller requests naming other declared broker sets
+(the controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
 files as the disk holds them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
-from autoswitch.reference.precondition import NotEnabled
+import attrs
 
-from .broker import BrokerConfig, BrokerProcess, CheckCodeClock, ControllerClient, ReplicasManager, Role
+from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import Options
+
+from .broker import BrokerConfig, BrokerProcess, CheckCodeClock
+from .client import ControllerClient
+from .config import HAConfig, ImplConfig
 from .controller import ControllerConfig, ControllerManager
-from .ha import BrokerSet, HAConfig
+from .ha import BrokerSet
 from .metadata import META_FILE, TEMP_META_FILE, load_meta, load_temp
 from .processor import ControllerRequestProcessor
 from .protocol import (
+    IN_SYNC_REPLICAS_NOT_ENOUGH,
+    METADATA_INVALID,
+    NO_CONSISTENT_POINT,
     NO_MASTER_ID,
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
@@ -35,14 +47,17 @@ from .protocol import (
     GetReplicaInfoRequest,
     RegisterBrokerToControllerRequest,
     Response,
+    ResponseCode,
 )
+from .replicas_manager import ReplicasManager
+from .states import IllegalStateError, Role
 from .storage import FileStorage, MemoryStorage, Storage
 
 CLUSTER_NAME = "DefaultCluster"
 BROKER_NAME = "broker-a"
 DEFAULT_CONFIG = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
 NULL_BROKER_ID = -1  # a trace's null brokerId (spec/README.md, "Trace kinds")
-METADATA_INVALID = {"code": "METADATA_INVALID"}  # register() returned false at checkMetadataValid
+_SUCCESS = ResponseCode.SUCCESS.name
 # Data-path alters are not enabled without a controller leader (refinement 25).
 _NEED_LEADER = frozenset({"Expand", "Shrink"})
 # What a process configured for another broker set than the default may do: it never sends a request
@@ -52,8 +67,23 @@ _RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", 
 Outcome = dict[str, Any]
 
 
-def _outcome(response: Response) -> Outcome:
-    """A controller response as a trace outcome: ``code`` by name, the header fields, the syncStateSet."""
+@cache  # one ImplConfig per Options (a campaign builds an engine per walk)
+def impl_config(options: Options) -> ImplConfig:
+    """The implementation's options from the reference's, by field name: the ``ControllerConfig`` fields
+    go to the controller, every other ``Options`` field to ``HAConfig`` (an option the implementation does
+    not declare is a TypeError here)."""
+    values = attrs.asdict(options, recurse=False)
+    controller = {f.name for f in attrs.fields(ControllerConfig)}
+    return ImplConfig(
+        controller=ControllerConfig(**{k: v for k, v in values.items() if k in controller}),
+        ha=HAConfig(**{k: v for k, v in values.items() if k not in controller}),
+    )
+
+
+def _outcome(response: Response | None) -> Outcome:
+    """A controller response as a trace outcome: ``code`` by name, the header fields, the syncStateSet.
+    ``response`` is the client's last response: None only before the first request."""
+    assert response is not None, "no request was sent"
     body = response.body
     if body is None:
         return {"code": response.name, **response.header}
@@ -66,20 +96,8 @@ class ImplSystem:
     def __init__(
         self,
         processes: Mapping[str, str],
+        options: Options | None = None,
         *,
-        enable_elect_unclean_master: bool = False,
-        policy: str = "rocketmq",
-        all_ack_in_sync_state_set: bool = True,
-        min_in_sync_replicas: int = 1,
-        in_sync_replicas: int = 1,
-        async_flush: bool = False,
-        async_learners: Iterable[str] = frozenset(),
-        union_ack_fix: bool = True,
-        confirm_freeze_fix: bool = True,
-        kafka_leader_epoch_on_election: bool = False,
-        confirm_shortcut_fix: bool = True,
-        confirm_zero_ack_fix: bool = True,
-        epoch_reentry_fix: bool = True,
         storage: str = "memory",
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
@@ -88,7 +106,8 @@ class ImplSystem:
             raise ValueError(f"unknown storage backend {storage!r}")
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
-        self._controller = ControllerManager(ControllerConfig(enable_elect_unclean_master))
+        config = impl_config(options or Options())
+        self._controller = ControllerManager(config.controller)
         self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
         self._broker_sets = None if broker_sets is None else dict(broker_sets)
@@ -99,28 +118,12 @@ class ImplSystem:
         self._next_broker_id_request = GetNextBrokerIdRequest(CLUSTER_NAME, BROKER_NAME)
         self._replica_info_request = GetReplicaInfoRequest(CLUSTER_NAME, BROKER_NAME)
         self._controller_elect_request = ElectMasterRequest(CLUSTER_NAME, BROKER_NAME, None)
-        config = BrokerConfig(CLUSTER_NAME, BROKER_NAME)
-        self._broker_set = BrokerSet(
-            HAConfig(
-                policy,
-                all_ack_in_sync_state_set,
-                min_in_sync_replicas,
-                in_sync_replicas,
-                async_flush,
-                async_learners,
-                union_ack_fix,
-                confirm_freeze_fix,
-                kafka_leader_epoch_on_election,
-                confirm_shortcut_fix,
-                confirm_zero_ack_fix,
-                epoch_reentry_fix,
-            )
-        )
+        self._broker_set = BrokerSet(config.ha)
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
-            disk: Storage = MemoryStorage() if storage == "memory" else FileStorage(os.path.join(root, name))
+            disk: Storage = MemoryStorage() if root is None or storage == "memory" else FileStorage(os.path.join(root, name))
             self._processes[name] = BrokerProcess(
-                name, config, disk, address, self._client, self._clock, self._record_master, self._broker_set
+                name, DEFAULT_CONFIG, disk, address, self._client, self._clock, self._record_master, self._broker_set
             )
 
     def _record_master(self, process: str, master_epoch: int) -> None:
@@ -128,7 +131,8 @@ class ImplSystem:
         self._master_history.add((master_epoch, process))
 
     def step(self, action: Mapping[str, Any]) -> Outcome:
-        """Apply one action record; raises ``NotEnabled`` if it is not enabled in this state."""
+        """Apply one action record; raises ``NotEnabled`` if it is not enabled in this state (the
+        implementation's ``IllegalStateError`` included)."""
         tag = action["tag"]
         run = _STEPS.get(tag)
         if run is None:
@@ -139,7 +143,10 @@ class ImplSystem:
                 raise NotEnabled(f"{tag}: the controller has no leader (refinement 25)")
             if tag not in _RUN_ANYWHERE and _broker(self, process).config != DEFAULT_CONFIG:
                 raise NotEnabled(f"{tag}: {process} is configured for another broker set; processes run in the default set")
-        return run(self, action)
+        try:
+            return run(self, action)
+        except IllegalStateError as e:
+            raise NotEnabled(str(e)) from None
 
     def _set(self, a: Mapping[str, Any]) -> tuple[str, str]:
         """The (clusterName, brokerName) a controller-level action names: the default set when absent."""
@@ -237,18 +244,8 @@ class ImplSystem:
 
     # ---- process-level actions ----------------------------------------------------------------------
 
-    def _running(self, process: str) -> ReplicasManager:
-        """The volatile state of a running process; NotEnabled if it is unknown or DOWN."""
-        broker = self._processes.get(process)
-        if broker is None:
-            raise NotEnabled(f"unknown process {process!r}")
-        manager = broker.replicas_manager
-        if manager is None:
-            raise NotEnabled(f"{process} is DOWN")
-        return manager
-
     def _send_alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
-        manager = self._running(a["process"])
+        manager = _running_manager(self, a["process"])
         client = self._client
         client.lose_next_response = a["lost"]
         try:
@@ -269,6 +266,55 @@ class ImplSystem:
 
     def _flush(self, a: Mapping[str, Any]) -> Outcome:
         _broker(self, a["process"]).flush()
+        return {"code": "OK"}
+
+    # ---- data-path actions --------------------------------------------------------------------------
+
+    def _write(self, a: Mapping[str, Any]) -> Outcome:
+        written = _running_manager(self, a["process"]).ha_service.write()
+        if written is None:
+            return {"code": IN_SYNC_REPLICAS_NOT_ENOUGH}
+        msg, offset = written
+        return {"code": _SUCCESS, "msg": msg, "offset": offset}
+
+    def _handshake(self, a: Mapping[str, Any]) -> Outcome:
+        point = _running_manager(self, a["process"]).ha_client.handshake()
+        return {"code": NO_CONSISTENT_POINT if point < 0 else "OK", "truncateOffset": point}
+
+    def _transfer(self, a: Mapping[str, Any]) -> Outcome:
+        _running_manager(self, a["process"]).ha_client.transfer()
+        return {"code": "OK"}
+
+    def _ack(self, a: Mapping[str, Any]) -> Outcome:
+        _running_manager(self, a["process"]).ha_client.ack()
+        return {"code": "OK"}
+
+    def _expand(self, a: Mapping[str, Any]) -> Outcome:
+        service = _running_manager(self, a["process"]).ha_service
+        client = self._client
+        client.lose_next_response = a["lost"]
+        try:
+            service.expand(a["brokerId"])
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
+
+    def _shrink(self, a: Mapping[str, Any]) -> Outcome:
+        service = _running_manager(self, a["process"]).ha_service
+        client = self._client
+        client.lose_next_response = a["lost"]
+        try:
+            service.shrink(a["brokerId"])
+        finally:
+            client.lose_next_response = False
+        return _outcome(client.last_response)
+
+    def _alter_arrives(self, a: Mapping[str, Any]) -> Outcome:
+        return {"code": _running_manager(self, a["process"]).alter_arrives().name}
+
+    def _consume(self, a: Mapping[str, Any]) -> Outcome:
+        _running_manager(self, a["process"])
+        _broker(self, a["process"]).consume()
         return {"code": "OK"}
 
     # ---- observation --------------------------------------------------------------------------------
@@ -360,11 +406,12 @@ class ImplSystem:
                 acks[name] = {}
                 pending = None
             else:
+                service = manager.ha_service
                 local_master_id[name] = manager.master_id
-                local_sync_state_set[name] = manager.sync_state_set
-                ha_state[name] = manager.ha_state.value
-                acks[name] = dict(manager.acks)
-                pending = manager.pending_alter
+                local_sync_state_set[name] = service.sync_state_set
+                ha_state[name] = manager.ha_client.ha_state.value
+                acks[name] = dict(service.acks)
+                pending = service.pending_alter
             pending_alter[name] = (
                 {"newSyncStateSet": pending.new_sync_state_set, "code": pending.response.name,
                  "syncStateSetEpoch": pending.response.header["syncStateSetEpoch"], "delivered": pending.delivered}
@@ -413,7 +460,7 @@ def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
 
 
 def _process_step(
-    method: Callable[[ReplicasManager], bool | None], calls_controller: bool, lossy: bool, checks_metadata: bool = False
+    method: Callable[[ReplicasManager], bool | None], *, calls_controller: bool, lossy: bool, checks_metadata: bool = False
 ) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
     """The step of a ReplicasManager action. Its outcome is the controller's response when it sends a
     request (delivered or lost), else OK; a ``lossy`` action's ``lost`` flag drops the response. A
@@ -431,30 +478,8 @@ def _process_step(
         else:
             sent = method(manager)
         if checks_metadata and sent is False:
-            return dict(METADATA_INVALID)
+            return {"code": METADATA_INVALID}
         return _outcome(client.last_response) if calls_controller else {"code": "OK"}
-
-    return run
-
-
-def _data_step(
-    method: Callable[..., Outcome | None], calls_controller: bool = False, broker_id: bool = False
-) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
-    """The step of a data-path action of a running process's ReplicasManager. A method that returns None
-    has outcome OK, or the controller's response when it sends a request (``lost`` drops the answer)."""
-
-    def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
-        manager = _running_manager(system, a["process"])
-        if not calls_controller:
-            outcome = method(manager)
-            return {"code": "OK"} if outcome is None else outcome
-        client = system._client
-        client.lose_next_response = a["lost"]
-        try:
-            method(manager, a["brokerId"])
-        finally:
-            client.lose_next_response = False
-        return _outcome(client.last_response)
 
     return run
 
@@ -474,27 +499,29 @@ _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
     "ControllerElectScan": ImplSystem._controller_elect_scan,
     "ControllerLeaderLost": ImplSystem._controller_leader_lost,
     "ControllerLeaderElected": ImplSystem._controller_leader_elected,
-    "LoadMetaFile": _process_step(ReplicasManager.load_meta_file, False, False),
-    "LoadTempFile": _process_step(ReplicasManager.load_temp_file, False, False),
-    "CreateTempFile": _process_step(ReplicasManager.create_temp_file, True, False),
-    "SendApplyBrokerId": _process_step(ReplicasManager.send_apply_broker_id, True, True, checks_metadata=True),
-    "AbandonTempFile": _process_step(ReplicasManager.abandon_temp_file, False, False),
-    "WriteMetaFile": _process_step(ReplicasManager.write_meta_file, False, False),
-    "DeleteTempFile": _process_step(ReplicasManager.delete_temp_file, False, False),
-    "SendRegister": _process_step(ReplicasManager.send_register, True, True, checks_metadata=True),
-    "SendElectMaster": _process_step(ReplicasManager.send_elect_master, True, True),
-    "SyncReplicaInfo": _process_step(ReplicasManager.sync_replica_info, True, False),
-    "SendHeartbeat": _process_step(ReplicasManager.send_heartbeat, True, False),
+    "LoadMetaFile": _process_step(ReplicasManager.load_meta_file, calls_controller=False, lossy=False),
+    "LoadTempFile": _process_step(ReplicasManager.load_temp_file, calls_controller=False, lossy=False),
+    "CreateTempFile": _process_step(ReplicasManager.create_temp_file, calls_controller=True, lossy=False),
+    "SendApplyBrokerId": _process_step(
+        ReplicasManager.send_apply_broker_id, calls_controller=True, lossy=True, checks_metadata=True
+    ),
+    "AbandonTempFile": _process_step(ReplicasManager.abandon_temp_file, calls_controller=False, lossy=False),
+    "WriteMetaFile": _process_step(ReplicasManager.write_meta_file, calls_controller=False, lossy=False),
+    "DeleteTempFile": _process_step(ReplicasManager.delete_temp_file, calls_controller=False, lossy=False),
+    "SendRegister": _process_step(ReplicasManager.send_register, calls_controller=True, lossy=True, checks_metadata=True),
+    "SendElectMaster": _process_step(ReplicasManager.send_elect_master, calls_controller=True, lossy=True),
+    "SyncReplicaInfo": _process_step(ReplicasManager.sync_replica_info, calls_controller=True, lossy=False),
+    "SendHeartbeat": _process_step(ReplicasManager.send_heartbeat, calls_controller=True, lossy=False),
     "SendAlterSyncStateSet": ImplSystem._send_alter_sync_state_set,
     "Crash": ImplSystem._crash,
     "Restart": ImplSystem._restart,
-    "Write": _data_step(ReplicasManager.write),
-    "Handshake": _data_step(ReplicasManager.handshake),
-    "Transfer": _data_step(ReplicasManager.transfer),
-    "Ack": _data_step(ReplicasManager.ack),
-    "Expand": _data_step(ReplicasManager.expand, True),
-    "Shrink": _data_step(ReplicasManager.shrink, True),
-    "AlterArrives": _data_step(ReplicasManager.alter_arrives),
+    "Write": ImplSystem._write,
+    "Handshake": ImplSystem._handshake,
+    "Transfer": ImplSystem._transfer,
+    "Ack": ImplSystem._ack,
+    "Expand": ImplSystem._expand,
+    "Shrink": ImplSystem._shrink,
+    "AlterArrives": ImplSystem._alter_arrives,
     "Flush": ImplSystem._flush,
-    "Consume": _data_step(ReplicasManager.consume),
+    "Consume": ImplSystem._consume,
 }

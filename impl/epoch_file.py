@@ -61,7 +61,7 @@ class EpochFile:
         return f
 
     def encode(self) -> str:
-        return "".join(f"{e}-{s}\n" for e, s in zip(self.epochs, self.starts))
+        return "".join(f"{e}-{s}\n" for e, s in zip(self.epochs, self.starts, strict=True))
 
     def _persist(self) -> None:
         if self._storage is not None:
@@ -152,7 +152,7 @@ class EpochFile:
         return len(self.epochs)
 
     def entries(self) -> list[tuple[int, int]]:
-        return list(zip(self.epochs, self.starts))
+        return list(zip(self.epochs, self.starts, strict=True))
 
     def last_epoch(self) -> int:
         return self.epochs[-1] if self.epochs else 0

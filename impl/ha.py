@@ -1,90 +1,89 @@
-"""HA configuration and what the brokers of one set share (MODEL.md §5): the options of the data path,
-the peer directory an HA client uses to reach its master (by broker id), and the ghost message sets
-(``acked``: acknowledged to producers, ``seen``: read by consumers) with the message id source.
+"""The data path of a broker (MODEL.md §5, spec/Replication.tla), shaped like RocketMQ 5.x's HA:
+:class:`AutoSwitchHAService` is the master side (writes, the acks of connected slaves, confirmOffset and
+the producer acks, syncStateSet expand and shrink), :class:`AutoSwitchHAClient` the slave side (handshake,
+transfer, ack). Beside them, what the brokers of one set share: :class:`BrokerSet` (the options, the peer
+directory an HA client reaches its master by, and the ghost message sets ``acked`` and ``seen``) and
+:class:`PendingAlter`.
 
-The master side (acks of connected slaves, confirmOffset, producer acks) and the slave side (handshake,
-transfer) live on :class:`~autoswitch.impl.broker.ReplicasManager`; this module holds what crosses
-processes.
+A running broker's ``ReplicasManager`` creates one of each and passes in what they use: its store (log,
+epoch file, confirmOffset: the :class:`MessageStore` protocol, which ``BrokerProcess`` provides) and itself
+(role and epochs: the :class:`Replicas` protocol). This module imports neither.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from . import acks
+from .acks import NO_RECOMPUTE, SET_RECOMPUTE
+from .commit_log import CommitLog
+from .config import HAConfig
 from .epoch_file import EpochFile
-from .truncation import TRUNCATE
+from .protocol import Response
+from .states import HAState, IllegalStateError, RegisterState, Role
 
-if TYPE_CHECKING:
-    from .broker import BrokerProcess
-    from .protocol import Response
-
-
-# The event of a master step, for confirmOffset (reference ``acks``): nothing that recomputes it; an ack
-# from a slave in the local set; setSyncStateSet or changeToMaster.
-NO_RECOMPUTE = "none"
-ACK_RECOMPUTE = "ack"
-SET_RECOMPUTE = "set"
+# Module aliases of the states, as in replicas_manager.py (an enum member lookup costs ~0.6 µs in Python 3.11).
+_REGISTERED = RegisterState.REGISTERED
+_MASTER = Role.MASTER
+_SLAVE = Role.SLAVE
+_HA_NONE = HAState.NONE
+_HA_READY = HAState.READY
+_HA_TRANSFER = HAState.TRANSFER
 
 
-class HAState(StrEnum):
-    """HA connection state of a slave; NONE for a process that is not a slave."""
+class Replicas(Protocol):
+    """What the HA objects read of their ``ReplicasManager``."""
 
-    NONE = "NONE"
-    READY = "READY"
-    TRANSFER = "TRANSFER"
+    @property
+    def state(self) -> RegisterState: ...
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def master_epoch(self) -> int: ...
+
+    @property
+    def master_id(self) -> int: ...
+
+    @property
+    def ha_service(self) -> AutoSwitchHAService: ...
+
+    @property
+    def ha_client(self) -> AutoSwitchHAClient: ...
+
+    def report_sync_state_set_changed(self, new_sync_state_set: frozenset[int]) -> None:
+        """Propose ``new_sync_state_set`` to the controller (RocketMQ's syncStateSet-changed listener)."""
 
 
-class HAConfig:
-    """Data-path options (reference ``Options`` minus the controller's)."""
+class MessageStore(Protocol):
+    """What the HA objects use of a broker's store (RocketMQ ``DefaultMessageStore``): its name and id, the
+    commit log, the epoch file, confirmOffset with its checkpoint, the ghost watermark ``acked_upto`` and,
+    while it runs, its ``ReplicasManager``."""
 
-    __slots__ = (
-        "policy",
-        "truncate",
-        "all_ack_in_sync_state_set",
-        "min_in_sync_replicas",
-        "in_sync_replicas",
-        "async_flush",
-        "async_learners",
-        "union_ack_fix",
-        "confirm_freeze_fix",
-        "kafka_leader_epoch_on_election",
-        "confirm_shortcut_fix",
-        "confirm_zero_ack_fix",
-        "epoch_reentry_fix",
-    )
+    acked_upto: int
 
-    def __init__(
-        self,
-        policy: str = "rocketmq",
-        all_ack_in_sync_state_set: bool = True,
-        min_in_sync_replicas: int = 1,
-        in_sync_replicas: int = 1,
-        async_flush: bool = False,
-        async_learners: Iterable[str] = (),
-        union_ack_fix: bool = True,
-        confirm_freeze_fix: bool = True,
-        kafka_leader_epoch_on_election: bool = False,
-        confirm_shortcut_fix: bool = True,
-        confirm_zero_ack_fix: bool = True,
-        epoch_reentry_fix: bool = True,
-    ) -> None:
-        if policy not in TRUNCATE:
-            raise ValueError(f"unknown truncation policy {policy!r}; expected one of {', '.join(TRUNCATE)}")
-        self.policy = policy
-        self.truncate: Callable[[EpochFile, int, int, EpochFile, int, bool], int] = TRUNCATE[policy]
-        self.all_ack_in_sync_state_set = all_ack_in_sync_state_set
-        self.min_in_sync_replicas = min_in_sync_replicas
-        self.in_sync_replicas = in_sync_replicas
-        self.async_flush = async_flush
-        self.async_learners = frozenset(async_learners)
-        self.union_ack_fix = union_ack_fix
-        self.confirm_freeze_fix = confirm_freeze_fix
-        self.kafka_leader_epoch_on_election = kafka_leader_epoch_on_election
-        self.confirm_shortcut_fix = confirm_shortcut_fix
-        self.confirm_zero_ack_fix = confirm_zero_ack_fix
-        self.epoch_reentry_fix = epoch_reentry_fix
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def meta_id(self) -> int: ...
+
+    @property
+    def commit_log(self) -> CommitLog: ...
+
+    @property
+    def epoch_file(self) -> EpochFile: ...
+
+    @property
+    def confirm_offset(self) -> int: ...
+
+    @property
+    def replicas_manager(self) -> Replicas | None: ...
+
+    def set_confirm_offset(self, offset: int) -> None: ...
+
+    def truncate(self, offset: int) -> None: ...
 
 
 class PendingAlter:
@@ -106,12 +105,12 @@ class BrokerSet:
 
     def __init__(self, config: HAConfig | None = None) -> None:
         self.config = config or HAConfig()
-        self.processes: list[BrokerProcess] = []
+        self.processes: list[MessageStore] = []
         self.next_msg = 1
         self.acked: set[int] = set()
         self.seen: set[int] = set()
 
-    def process_of(self, broker_id: int) -> BrokerProcess | None:
+    def process_of(self, broker_id: int) -> MessageStore | None:
         """The first process whose meta file holds ``broker_id`` (the HA client's address lookup)."""
         if broker_id == 0:
             return None
@@ -129,7 +128,217 @@ class BrokerSet:
             manager = process.replicas_manager
             if manager is None:
                 continue
-            if manager.ha_state is HAState.TRANSFER and manager.master_id == broker_id:
-                manager.ha_state = HAState.READY
-            elif broker_id in manager.acks:
-                del manager.acks[broker_id]
+            client = manager.ha_client
+            if client.ha_state is _HA_TRANSFER and manager.master_id == broker_id:
+                client.ha_state = _HA_READY
+            else:
+                manager.ha_service.acks.pop(broker_id, None)
+
+
+class AutoSwitchHAService:
+    """The master side of a running broker: its local syncStateSet, the acked offsets of its connected
+    slaves (a key = a connected slave) and an alter in flight; its steps are enabled while its broker acts
+    as master (ActsAsMaster)."""
+
+    __slots__ = ("_store", "_replicas", "_broker_set", "sync_state_set", "acks", "pending_alter")
+
+    def __init__(self, store: MessageStore, replicas: Replicas, broker_set: BrokerSet) -> None:
+        self._store = store
+        self._replicas = replicas
+        self._broker_set = broker_set
+        self.sync_state_set: frozenset[int] = frozenset()
+        self.acks: dict[int, int] = {}
+        self.pending_alter: PendingAlter | None = None
+
+    def _acts_as_master(self) -> None:
+        """ActsAsMaster (spec/Replication.tla)."""
+        replicas = self._replicas
+        if replicas.state is not _REGISTERED:
+            raise IllegalStateError(f"{self._store.name} is {replicas.state}, not {_REGISTERED}")
+        if replicas.role is not _MASTER:
+            raise IllegalStateError(f"{self._store.name} is not a master")
+
+    def settle(self, recompute: str) -> None:
+        """SettledConfirm and SettledAcked (spec/Broker.tla) after a master's step with event ``recompute``:
+        checkpoint the new confirmOffset and add the newly acknowledged messages to the ghost ``acked``."""
+        store = self._store
+        config = self._broker_set.config
+        entries = store.commit_log.entries
+        leo = len(entries)
+        me = store.meta_id
+        local = self.sync_state_set
+        pending = self.pending_alter
+        proposed = None if pending is None else pending.new_sync_state_set
+        confirm = acks.confirm_offset(config, me, local, proposed, leo, self.acks, store.confirm_offset, recompute)
+        if confirm != store.confirm_offset:
+            store.set_confirm_offset(confirm)
+        upto = acks.acked_upto(config, me, local, proposed, leo, self.acks)
+        done = store.acked_upto
+        if upto > done:
+            self._broker_set.acked.update([m for m, _ in entries[done:upto]])
+            store.acked_upto = upto
+
+    def receive_ack(self, slave_id: int, offset: int) -> None:
+        """A connected slave's ack (the handshake's point or a later LEO): record it and settle with AckEvent."""
+        self.acks[slave_id] = offset
+        self.settle(acks.ack_event(slave_id, self.sync_state_set))
+
+    def change_to_master(self, master_epoch: int, sync_state_set: frozenset[int]) -> None:
+        """The data-path half of AdoptRole as master (spec/Broker.tla): the controller's syncStateSet, the
+        epoch file of NewMasterEpochFile, then settle. ``rocketmq``: haService.changeToMaster's rule (its
+        refusal is ignored, as ReplicasManager.changeToMaster does); the Kafka policies: Partition.makeLeader
+        assigns (epoch, LEO) only from 2.1.0 (KAFKA-7415, option ``kafka_leader_epoch_on_election``)."""
+        self.sync_state_set = sync_state_set
+        store = self._store
+        leo = len(store.commit_log.entries)
+        config = self._broker_set.config
+        if config.policy == "rocketmq":
+            store.epoch_file.change_to_master(master_epoch, leo, config.epoch_reentry_fix)
+        elif config.kafka_leader_epoch_on_election:
+            store.epoch_file.kafka_assign(master_epoch, leo, True)
+        self.settle(SET_RECOMPUTE)
+
+    def write(self) -> tuple[int, int] | None:
+        """Write (spec/Replication.tla): the appended message's id and offset (RocketMQ
+        ``AppendMessageResult``), or None when refused (IN_SYNC_REPLICAS_NOT_ENOUGH)."""
+        self._acts_as_master()
+        broker_set = self._broker_set
+        config = broker_set.config
+        pending = self.pending_alter
+        proposed = None if pending is None else pending.new_sync_state_set
+        if acks.in_sync_count(config, self.sync_state_set, proposed) < config.min_in_sync_replicas:
+            return None
+        store = self._store
+        msg = broker_set.next_msg
+        log = store.commit_log
+        offset = len(log.entries)
+        master_epoch = self._replicas.master_epoch
+        if config.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch
+            store.epoch_file.kafka_assign(master_epoch, offset, config.kafka_leader_epoch_on_election)
+        log.append((msg, master_epoch), not config.async_flush)
+        broker_set.next_msg = msg + 1
+        self.settle(NO_RECOMPUTE)
+        return msg, offset
+
+    def _no_alter_in_flight(self) -> None:
+        if self.pending_alter is not None:
+            raise IllegalStateError(f"{self._store.name} has an alter in flight")
+
+    def expand(self, broker_id: int) -> None:
+        """Expand (spec/Replication.tla), proposed through the ReplicasManager."""
+        self._acts_as_master()
+        self._no_alter_in_flight()
+        offset = self.acks.get(broker_id)
+        if broker_id in self.sync_state_set or offset is None:
+            raise IllegalStateError(f"{broker_id} is in the set or not connected")
+        store = self._store
+        if offset < store.confirm_offset or offset < store.epoch_file.last_start():
+            raise IllegalStateError(f"{broker_id} has not caught up")
+        broker_set = self._broker_set
+        peer = broker_set.process_of(broker_id)
+        if peer is not None and peer.name in broker_set.config.async_learners:
+            raise IllegalStateError(f"{broker_id} is an async learner")
+        self._replicas.report_sync_state_set_changed(self.sync_state_set | {broker_id})
+
+    def shrink(self, broker_id: int) -> None:
+        """Shrink (spec/Replication.tla), proposed through the ReplicasManager."""
+        self._acts_as_master()
+        self._no_alter_in_flight()
+        store = self._store
+        if broker_id not in self.sync_state_set or broker_id == store.meta_id:
+            raise IllegalStateError(f"{broker_id} is not another member")
+        if self.acks.get(broker_id, -1) >= len(store.commit_log.entries):
+            raise IllegalStateError(f"{broker_id} is connected and caught up")
+        self._replicas.report_sync_state_set_changed(self.sync_state_set - {broker_id})
+
+
+class AutoSwitchHAClient:
+    """The slave side of a running broker: its HA connection state to the master it follows."""
+
+    __slots__ = ("_store", "_replicas", "_broker_set", "ha_state")
+
+    def __init__(self, store: MessageStore, replicas: Replicas, broker_set: BrokerSet) -> None:
+        self._store = store
+        self._replicas = replicas
+        self._broker_set = broker_set
+        self.ha_state = _HA_NONE
+
+    def _link(self, ha_state: HAState) -> tuple[MessageStore, AutoSwitchHAService]:
+        """SlaveLink (spec/Replication.tla): the master's store and HA service; the master refuses the
+        connection unless it acts as master in the slave's master epoch."""
+        replicas = self._replicas
+        name = self._store.name
+        if replicas.state is not _REGISTERED:
+            raise IllegalStateError(f"{name} is {replicas.state}, not {_REGISTERED}")
+        if replicas.role is not _SLAVE or self.ha_state is not ha_state:
+            raise IllegalStateError(f"{name} is not a slave in HA state {ha_state}")
+        peer = self._broker_set.process_of(replicas.master_id)
+        if peer is None:
+            raise IllegalStateError(f"{name} follows broker {replicas.master_id}, which no process holds")
+        master = peer.replicas_manager
+        if (master is None or master.state is not _REGISTERED or master.role is not _MASTER
+                or master.master_epoch != replicas.master_epoch):  # fmt: skip
+            raise IllegalStateError(f"{peer.name} is not master in epoch {replicas.master_epoch}")
+        return peer, master.ha_service
+
+    def handshake(self) -> int:
+        """Handshake (spec/Replication.tla): the truncation point, -1 when there is none (NO_CONSISTENT_POINT,
+        the client stays READY)."""
+        peer, master = self._link(_HA_READY)
+        store = self._store
+        config = self._broker_set.config
+        point = config.truncate(
+            store.epoch_file,
+            len(store.commit_log.entries),
+            store.confirm_offset,
+            peer.epoch_file,
+            len(peer.commit_log.entries),
+            config.kafka_leader_epoch_on_election,
+        )
+        if point < 0:
+            return -1
+        store.truncate(point)
+        self.ha_state = _HA_TRANSFER
+        master.receive_ack(store.meta_id, point)
+        return point
+
+    @staticmethod
+    def _transfer_epoch_entry(peer: MessageStore, leo: int) -> tuple[int, int]:
+        """CanTransferFrom + TransferEpochFile (spec/Replication.tla), ``rocketmq``: the master's epoch entry
+        containing ``leo``, carried in the packet header (AutoSwitchHAConnection: none, no data is sent)."""
+        ef = peer.epoch_file
+        i = ef.entry_at_offset(leo)
+        if i < 0:
+            raise IllegalStateError(f"{peer.name} has no epoch entry for offset {leo}")
+        return ef.epochs[i], ef.starts[i]
+
+    def transfer(self) -> None:
+        """Transfer (spec/Replication.tla); the epoch entry is appended with the strict rule, its result
+        ignored."""
+        peer, _ = self._link(_HA_TRANSFER)
+        store = self._store
+        log = store.commit_log
+        leo = len(log.entries)
+        source = peer.commit_log.entries
+        if leo >= len(source):
+            raise IllegalStateError(f"{store.name} has all of the master's log")
+        config = self._broker_set.config
+        if config.policy == "rocketmq":
+            epoch, start = self._transfer_epoch_entry(peer, leo)
+            store.epoch_file.append(epoch, start)
+        else:  # Kafka's follower Log.append assigns the record's epoch
+            store.epoch_file.kafka_assign(source[leo][1], leo, config.kafka_leader_epoch_on_election)
+        log.append(source[leo], not config.async_flush)
+        confirm = min(peer.confirm_offset, leo + 1)
+        if confirm != store.confirm_offset:
+            store.set_confirm_offset(confirm)
+
+    def ack(self) -> None:
+        """Ack (spec/Replication.tla)."""
+        _, master = self._link(_HA_TRANSFER)
+        store = self._store
+        leo = len(store.commit_log.entries)
+        me = store.meta_id
+        if master.acks.get(me) == leo:
+            raise IllegalStateError(f"the master already has {store.name}'s offset")
+        master.receive_ack(me, leo)

@@ -4,7 +4,8 @@
 Requests name their broker set by ``clusterName`` and ``brokerName``; a response carries a code, the
 header fields of the request kind (under the trace names of MODEL.md §7: ``masterId``, ``masterAddr``,
 ``masterEpoch``, ``syncStateSetEpoch``, ``nextBrokerId``) and a body (the ``syncStateSet`` for
-RegisterBrokerToController and GetReplicaInfo, as RocketMQ's ``SyncStateSet`` body).
+RegisterBrokerToController and GetReplicaInfo, as RocketMQ's ``SyncStateSet`` body). The broker-side
+outcome codes are at the end: every code of the implementation is in this module.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from attrs import define
 
 NO_MASTER_ID = -1  # "no master" in a header (RocketMQ sends null; the trace vocabulary uses -1)
+NO_BROKER_ID = 0  # broker ids start at 1
 
 
 class ResponseCode(IntEnum):
@@ -153,3 +155,13 @@ class CleanBrokerDataRequest:
 
 SUCCESS = ResponseCode.SUCCESS  # module constant: enum class attribute access is slow on hot paths
 MASTER_STILL_EXIST = ResponseCode.CONTROLLER_MASTER_STILL_EXIST
+
+# Broker-side outcome codes, under RocketMQ's names where it has one (they are no controller responses):
+# a write refused by minInSyncReplicas (PutMessageStatus), a handshake without a consistent point, a
+# register() that returned false at checkMetadataValid (nothing sent), and a transfer start
+# (``retention``) with no data left or no epoch entry for it.
+IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
+NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
+METADATA_INVALID = "METADATA_INVALID"
+NO_DATA = "NO_DATA"
+NO_EPOCH = "NO_EPOCH"

@@ -168,8 +168,7 @@ class ReplicasInfoManager:
         name = request.broker_name
         replica = self.replica_info_table.get(name)
         broker_id = request.broker_id
-        entry = None if replica is None else replica.broker_id_table.get(broker_id)
-        if entry is None:
+        if replica is None or (entry := replica.broker_id_table.get(broker_id)) is None:
             return _NEED_TO_BE_REGISTERED, NO_EVENTS
         address = request.broker_address
         events = NO_EVENTS

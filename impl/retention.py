@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from .epoch_file import Entry, EpochFile
-
-NO_DATA, NO_EPOCH = "NO_DATA", "NO_EPOCH"
+from .protocol import NO_DATA, NO_EPOCH
 
 
 class FileQueue:

@@ -12,7 +12,15 @@ from typing import Protocol
 
 
 class Storage(Protocol):
-    """Named text files. ``write`` is atomic and durable; ``read`` of a missing file is None."""
+    """Named text files. ``write`` is atomic and durable; ``read`` of a missing file is None.
+
+    ``durable``: the files live outside the process (the file backend), so a recovering broker reads its
+    epoch file and confirmOffset checkpoint back. Without it (the memory backend) the broker's objects are
+    the disk already: they outlive its volatile state, and the checkpoint file is not written.
+    """
+
+    @property
+    def durable(self) -> bool: ...
 
     def read(self, name: str) -> str | None: ...
 
@@ -27,6 +35,8 @@ class MemoryStorage:
     """Files as a dict; it outlives the broker's volatile state, as a disk does."""
 
     __slots__ = ("_files", "read", "exists")
+
+    durable = False
 
     def __init__(self) -> None:
         self._files: dict[str, str] = {}
@@ -44,6 +54,8 @@ class FileStorage:
     """Files under ``root``, replaced atomically; deletions are made durable too."""
 
     __slots__ = ("root",)
+
+    durable = True
 
     _PARTIAL_SUFFIX = ".writing"
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from .epoch_file import EpochFile
 
-POLICIES = ("rocketmq", "hw", "kip101", "kip279")
-
+# A policy's rule: (local epoch file, LEO, high watermark, remote epoch file, remote LEO, Kafka >= 2.1) -> point
+Truncate = Callable[[EpochFile, int, int, EpochFile, int, bool], int]
 
 def rocketmq(local: EpochFile, leo: int, hw: int, remote: EpochFile, remote_leo: int, v21: bool = False) -> int:
     """RIP-44 ``EpochFileCache.findConsistentPoint``; an empty local epoch file skips truncation."""
@@ -69,9 +69,10 @@ def _prefix_end_offset_for(local: EpochFile, top: int, leo: int, requested: int,
     return epochs[above - 1], local.starts[above]
 
 
-TRUNCATE: dict[str, Callable[[EpochFile, int, int, EpochFile, int, bool], int]] = {
+TRUNCATE: dict[str, Truncate] = {
     "rocketmq": rocketmq,
     "hw": hw_policy,
     "kip101": kip101,
     "kip279": kip279,
 }
+POLICIES = tuple(TRUNCATE)

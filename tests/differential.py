@@ -7,7 +7,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import attrs
 import pytest
 
 from autoswitch.impl.engine import ImplSystem
@@ -24,7 +23,7 @@ def differential(seed: int, length: int, opts: Options, draw: Callable[[random.R
     Returns the tags of the actions taken."""
     rng = random.Random(seed)
     ref = initial_system(PROCESSES)
-    impl = ImplSystem(PROCESSES, **{**attrs.asdict(opts), **impl_kwargs})
+    impl = ImplSystem(PROCESSES, opts, **impl_kwargs)
     assert impl.variables() == variables(ref)
     taken: list[str] = []
     for _ in range(length * 4):

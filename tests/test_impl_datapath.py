@@ -284,7 +284,7 @@ def test_data_path_differential_with_file_backend(tmp_path: Any) -> None:
 
 
 def test_write_outcomes_and_handshake_through_the_engine() -> None:
-    impl = ImplSystem({"p1": "10.0.0.1", "p2": "10.0.0.2"}, min_in_sync_replicas=2)
+    impl = ImplSystem({"p1": "10.0.0.1", "p2": "10.0.0.2"}, Options(min_in_sync_replicas=2))
     for p in ("p1", "p2"):
         for tag in ("CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile"):
             impl.step({"tag": tag, "process": p, "lost": False})

@@ -9,15 +9,8 @@ from typing import Any
 
 import pytest
 
-from autoswitch.impl.broker import (
-    BrokerConfig,
-    BrokerProcess,
-    CheckCodeClock,
-    ControllerClient,
-    IllegalStateError,
-    RegisterState,
-    Role,
-)
+from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
+from autoswitch.impl.client import ControllerClient
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.engine import ImplSystem
 from autoswitch.impl.events import ApplyBrokerIdEvent, ElectMasterEvent
@@ -42,6 +35,7 @@ from autoswitch.impl.protocol import (
     ResponseCode,
 )
 from autoswitch.impl.replicas_info import ReplicasInfoManager
+from autoswitch.impl.states import IllegalStateError, RegisterState, Role
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.reference import NotEnabled, Options
 from autoswitch.reference.state import NO_MASTER, System

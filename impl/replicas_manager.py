@@ -1,0 +1,381 @@
+"""A running broker's controller-mode state (RocketMQ ``ReplicasManager``), MODEL.md §4, spec/Broker.tla:
+registration, role change (changeToMaster / changeToSlave), heartbeat, elect, replica-info sync and the
+master's AlterSyncStateSet; it owns the broker's HA objects (``impl/ha.py``).
+
+Registration runs ``INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_DONE -> REGISTERED``
+(failure: ``TEMP_DONE -> APPLY_FAILED -> INITIAL``), one method per arrow, as the spec actions of the same
+names. A method called in a state where its action is not enabled raises :class:`IllegalStateError`.
+Requests go through a :class:`~autoswitch.impl.client.ControllerClient` whose transport may lose a
+response after the controller applied the request: the broker then sees a timeout (None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from .acks import NO_RECOMPUTE, SET_RECOMPUTE
+from .client import ControllerClient
+from .config import BrokerConfig
+from .ha import AutoSwitchHAClient, AutoSwitchHAService, BrokerSet, MessageStore, PendingAlter
+from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
+from .protocol import (
+    MASTER_STILL_EXIST,
+    NO_BROKER_ID,
+    NO_MASTER_ID,
+    SUCCESS,
+    AlterSyncStateSetRequest,
+    ApplyBrokerIdRequest,
+    BrokerHeartbeatRequest,
+    ElectMasterRequest,
+    GetNextBrokerIdRequest,
+    GetReplicaInfoRequest,
+    RegisterBrokerToControllerRequest,
+    Response,
+)
+from .states import HAState, IllegalStateError, RegisterState, Role
+from .storage import Storage
+
+# Module aliases of the states: Python 3.11 looks an enum member up on its class in ~0.6 µs, a module
+# global in ~0.1 µs, and these checks run on every step (``autoswitch bench``).
+_INITIAL = RegisterState.INITIAL
+_TEMP_DONE = RegisterState.TEMP_DONE
+_APPLY_FAILED = RegisterState.APPLY_FAILED
+_ID_APPLIED = RegisterState.ID_APPLIED
+_META_WRITTEN = RegisterState.META_WRITTEN
+_META_DONE = RegisterState.META_DONE
+_REGISTERED = RegisterState.REGISTERED
+_MASTER = Role.MASTER
+_SLAVE = Role.SLAVE
+_HA_NONE = HAState.NONE
+_HA_READY = HAState.READY
+
+
+class Clock(Protocol):
+    def tick(self) -> int: ...
+
+
+class Broker(MessageStore, Protocol):
+    """What a ReplicasManager uses of its ``BrokerProcess`` besides the store: the disk, the controller
+    client, the configuration, the address, the checkCode clock, the master-history callback and the broker
+    set; it writes ``meta_id`` when it persists its id."""
+
+    meta_id: int
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def client(self) -> ControllerClient: ...
+
+    @property
+    def config(self) -> BrokerConfig: ...
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def on_become_master(self) -> Callable[[str, int], None]: ...
+
+    @property
+    def broker_set(self) -> BrokerSet: ...
+
+
+class ReplicasManager:
+    """Volatile controller-mode state of a running broker: registration state, role, local epochs, the
+    identity it works under and the master it follows, with its HA service (master side) and HA client
+    (slave side). Created on start, dropped by a crash."""
+
+    __slots__ = (
+        "_process",
+        "_storage",
+        "_client",
+        "_cluster_name",
+        "_broker_name",
+        "address",
+        "state",
+        "role",
+        "master_epoch",
+        "sync_state_set_epoch",
+        "broker_id",
+        "_temp",
+        "master_id",
+        "ha_service",
+        "ha_client",
+    )
+
+    def __init__(self, process: Broker) -> None:
+        self._process = process
+        self._storage = process.storage
+        self._client = process.client
+        self._cluster_name = process.config.cluster_name
+        self._broker_name = process.config.broker_name
+        self.address = process.address
+        self.state = _INITIAL
+        self.role = Role.NONE
+        self.master_epoch = 0
+        self.sync_state_set_epoch = 0
+        self.broker_id = NO_BROKER_ID
+        self._temp: TempBrokerMetadata | None = None
+        self.master_id = NO_MASTER_ID
+        self.ha_service = AutoSwitchHAService(process, self, process.broker_set)
+        self.ha_client = AutoSwitchHAClient(process, self, process.broker_set)
+
+    def _not_enabled(self, *expected: RegisterState) -> IllegalStateError:
+        return IllegalStateError(f"{self._process.name} is {self.state}, not {'/'.join(expected)}")
+
+    def _adopt_role(self, response: Response) -> None:
+        """AdoptRole (spec/Broker.tla): RocketMQ changeToMaster / changeToSlave; the data-path half of
+        changeToMaster is :meth:`AutoSwitchHAService.change_to_master`."""
+        header = response.header
+        master_id = header["masterId"]
+        epoch = header["masterEpoch"]
+        if master_id == NO_MASTER_ID or epoch <= self.master_epoch:
+            return
+        process = self._process
+        process.broker_set.drop_connections_to(process.meta_id)
+        self.master_epoch = epoch
+        self.sync_state_set_epoch = header["syncStateSetEpoch"]
+        self.master_id = master_id
+        service = self.ha_service
+        service.acks = {}
+        service.pending_alter = None
+        if master_id == self.broker_id:
+            self.role = _MASTER
+            self.ha_client.ha_state = _HA_NONE
+            process.on_become_master(process.name, epoch)
+            service.change_to_master(epoch, response.body or frozenset())
+        else:
+            # changeToSlave: connect to the new master, handshake first
+            self.role = _SLAVE
+            self.ha_client.ha_state = _HA_READY
+            service.sync_state_set = frozenset()
+
+    def load_meta_file(self) -> None:
+        """LoadMetaFile (spec/Broker.tla); whatever broker set the file names (:meth:`send_register` checks)."""
+        if self.state is not _INITIAL:
+            raise self._not_enabled(_INITIAL)
+        meta = load_meta(self._storage)
+        if meta is None:
+            raise IllegalStateError(f"{self._process.name} has no meta file")
+        self.broker_id = meta.broker_id
+        self.state = _META_DONE
+
+    def load_temp_file(self) -> None:
+        """LoadTempFile (spec/Broker.tla)."""
+        if self.state is not _INITIAL:
+            raise self._not_enabled(_INITIAL)
+        storage = self._storage
+        if storage.exists(META_FILE) or not storage.exists(TEMP_META_FILE):
+            raise IllegalStateError(f"{self._process.name} has a meta file or no temp file")
+        self._temp = load_temp(storage)
+        self.state = _TEMP_DONE
+
+    def create_temp_file(self) -> None:
+        """CreateTempFile (spec/Broker.tla); a timed-out GetNextBrokerId writes nothing (getNextBrokerId
+        returned null)."""
+        if self.state is not _INITIAL:
+            raise self._not_enabled(_INITIAL)
+        storage = self._storage
+        if storage.exists(META_FILE) or storage.exists(TEMP_META_FILE):
+            raise IllegalStateError(f"{self._process.name} already has an identity file")
+        response = self._client.get_next_broker_id(GetNextBrokerIdRequest(self._cluster_name, self._broker_name))
+        if response is None or response.code is not SUCCESS:  # getNextBrokerId returned null: no temp file
+            return
+        temp = TempBrokerMetadata(
+            self._cluster_name,
+            self._broker_name,
+            response.header["nextBrokerId"],
+            f"{self.address};{self._process.clock.tick()}",
+        )
+        storage.write(TEMP_META_FILE, temp.encode())
+        self._temp = temp
+        self.state = _TEMP_DONE
+
+    def _temp_file(self) -> TempBrokerMetadata:
+        """The temp file's content, held from TEMP_DONE until DeleteTempFile."""
+        temp = self._temp
+        assert temp is not None, f"{self._process.name} holds no temp file in {self.state}"
+        return temp
+
+    def metadata_valid(self) -> bool:
+        """RocketMQ ``ReplicasManager.checkMetadataValid``: in TEMP_DONE the temp file, in META_DONE the meta
+        file must name the configured cluster and broker set (spec/README.md, "Trace kinds": ``brokerConfig``)."""
+        if self.state is _TEMP_DONE:
+            return belongs_to(self._temp_file(), self._cluster_name, self._broker_name)
+        if self.state is _META_DONE:
+            meta = load_meta(self._storage)
+            return meta is None or belongs_to(meta, self._cluster_name, self._broker_name)
+        return True
+
+    def send_apply_broker_id(self) -> bool:
+        """SendApplyBrokerId (spec/Broker.tla). False, with nothing sent and the state kept, when the temp file
+        is of another broker set (register() returns false at :meth:`metadata_valid`)."""
+        if self.state is not _TEMP_DONE:
+            raise self._not_enabled(_TEMP_DONE)
+        if not self.metadata_valid():
+            return False
+        temp = self._temp_file()
+        response = self._client.apply_broker_id(
+            ApplyBrokerIdRequest(self._cluster_name, self._broker_name, temp.broker_id, temp.register_check_code)
+        )
+        self.state = _ID_APPLIED if response is not None and response.code is SUCCESS else _APPLY_FAILED
+        return True
+
+    def abandon_temp_file(self) -> None:
+        """AbandonTempFile (spec/Broker.tla)."""
+        if self.state is not _APPLY_FAILED:
+            raise self._not_enabled(_APPLY_FAILED)
+        self._storage.delete(TEMP_META_FILE)
+        self._temp = None
+        self.state = _INITIAL
+
+    def write_meta_file(self) -> None:
+        """WriteMetaFile (spec/Broker.tla); the process's ``meta_id`` follows the file."""
+        if self.state is not _ID_APPLIED:
+            raise self._not_enabled(_ID_APPLIED)
+        broker_id = self._temp_file().broker_id
+        self._storage.write(META_FILE, BrokerMetadata(self._cluster_name, self._broker_name, broker_id).encode())
+        self.broker_id = broker_id
+        self._process.meta_id = broker_id
+        self.state = _META_WRITTEN
+
+    def delete_temp_file(self) -> None:
+        """DeleteTempFile (spec/Broker.tla)."""
+        if self.state is not _META_WRITTEN:
+            raise self._not_enabled(_META_WRITTEN)
+        self._storage.delete(TEMP_META_FILE)
+        self._temp = None
+        self.state = _META_DONE
+
+    def send_register(self) -> bool:
+        """SendRegister (spec/Broker.tla). False, with nothing sent, when the meta file is of another broker
+        set (:meth:`metadata_valid`)."""
+        if self.state is not _META_DONE:
+            raise self._not_enabled(_META_DONE)
+        if not self.metadata_valid():
+            return False
+        response = self._client.register_broker(
+            RegisterBrokerToControllerRequest(self._cluster_name, self._broker_name, self.broker_id, self.address)
+        )
+        if response is not None and response.code is SUCCESS:
+            self.state = _REGISTERED
+            self._adopt_role(response)
+        return True
+
+    def send_elect_master(self) -> None:
+        """SendElectMaster (spec/Broker.tla), enabled by ElectWanted: no master learnt since registering
+        (startBasicService), or a GetReplicaInfo poll (:meth:`ControllerClient.poll_replica_info`) naming no
+        master in a newer master epoch (schedulingSyncBrokerMetadata)."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        if self.master_id != NO_MASTER_ID and not self._poll_names_no_newer_master():
+            raise IllegalStateError(f"{self._process.name} knows a live master: it does not ask for an election")
+        response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
+        if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
+            self._adopt_role(response)
+
+    def _poll_names_no_newer_master(self) -> bool:
+        poll = self._client.poll_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
+        header = poll.header
+        return poll.code is SUCCESS and header["masterId"] == NO_MASTER_ID and header["masterEpoch"] > self.master_epoch
+
+    def sync_replica_info(self) -> None:
+        """SyncReplicaInfo (spec/Broker.tla)."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        response = self._client.get_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
+        if response is None or response.code is not SUCCESS:
+            return
+        self._adopt_role(response)
+        header = response.header
+        if self.role is _MASTER and header["masterId"] == self.broker_id and header["masterEpoch"] == self.master_epoch:
+            newer = header["syncStateSetEpoch"] > self.sync_state_set_epoch
+            service = self.ha_service
+            if newer:
+                self.sync_state_set_epoch = header["syncStateSetEpoch"]
+                service.sync_state_set = response.body or frozenset()
+            pending = service.pending_alter
+            if pending is not None and not pending.delivered:  # the outcome of an alter whose answer was lost
+                service.pending_alter = None
+            service.settle(SET_RECOMPUTE if newer else NO_RECOMPUTE)
+
+    def send_heartbeat(self) -> None:
+        """SendHeartbeat (spec/Broker.tla)."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        process = self._process
+        self._client.broker_heartbeat(
+            BrokerHeartbeatRequest(
+                self._cluster_name,
+                self._broker_name,
+                self.broker_id,
+                process.epoch_file.last_epoch(),
+                len(process.commit_log.entries),
+                0,
+            )
+        )
+
+    def send_alter_sync_state_set(self, new_sync_state_set: frozenset[int]) -> None:
+        """SendAlterSyncStateSet (spec/Broker.tla)."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        if self.role is not _MASTER:
+            raise IllegalStateError(f"{self._process.name} is not a master")
+        response = self._client.alter_sync_state_set(
+            AlterSyncStateSetRequest(
+                self._cluster_name,
+                self._broker_name,
+                self.broker_id,
+                self.master_epoch,
+                new_sync_state_set,
+                self.sync_state_set_epoch,
+            )
+        )
+        if response is not None and response.code is SUCCESS:
+            self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
+            self.ha_service.sync_state_set = new_sync_state_set
+            self.ha_service.settle(SET_RECOMPUTE)
+
+    def report_sync_state_set_changed(self, new_sync_state_set: frozenset[int]) -> None:
+        """Propose (spec/Replication.tla), RocketMQ ``doReportSyncStateSetChanged``: the controller applies
+        the AlterSyncStateSet now, its answer arrives later (AlterArrives) or, lost, never."""
+        client = self._client
+        heard = client.alter_sync_state_set(
+            AlterSyncStateSetRequest(
+                self._cluster_name,
+                self._broker_name,
+                self._process.meta_id,
+                self.master_epoch,
+                new_sync_state_set,
+                self.sync_state_set_epoch,
+            )
+        )
+        response = client.last_response
+        assert response is not None  # the controller answered, delivered or not
+        # a lost answer leaves the proposal in flight (the code keeps its "synchronizing" set after a
+        # timeout) until replica info tells the outcome
+        self.ha_service.pending_alter = PendingAlter(new_sync_state_set, response, heard is not None)
+
+    def alter_arrives(self) -> Response:
+        """AlterArrives (spec/Replication.tla): RocketMQ ``changeSyncStateSet`` on the answer; returns it."""
+        if self.state is not _REGISTERED:
+            raise self._not_enabled(_REGISTERED)
+        service = self.ha_service
+        pending = service.pending_alter
+        if pending is None or not pending.delivered:
+            raise IllegalStateError(f"{self._process.name} has no answer on its way")
+        response = pending.response
+        master = self.role is _MASTER
+        applied = master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch
+        if applied:
+            # a late answer never rolls the set back: changeSyncStateSet takes only a newer epoch
+            service.sync_state_set = pending.new_sync_state_set
+            self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
+        service.pending_alter = None
+        if master:
+            service.settle(SET_RECOMPUTE if applied else NO_RECOMPUTE)
+        return response
