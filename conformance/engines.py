@@ -27,21 +27,22 @@ class Engine(Protocol):
     def other_sets(self) -> dict[str, dict[str, Any]]: ...
 
 
-# #meta.options names (MODEL.md, camelCase) -> Options fields; #meta.policy is the truncation policy
-OPTION_FIELDS = {
-    "enableElectUncleanMaster": "enable_elect_unclean_master",
-    "allAckInSyncStateSet": "all_ack_in_sync_state_set",
-    "minInSyncReplicas": "min_in_sync_replicas",
-    "inSyncReplicas": "in_sync_replicas",
-    "asyncFlush": "async_flush",
-    "asyncLearners": "async_learners",
-    "unionAckFix": "union_ack_fix",
-    "confirmFreezeFix": "confirm_freeze_fix",
-    "kafkaLeaderEpochOnElection": "kafka_leader_epoch_on_election",
-    "confirmShortcutFix": "confirm_shortcut_fix",
-    "confirmZeroAckFix": "confirm_zero_ack_fix",
-    "epochReentryFix": "epoch_reentry_fix",
-}
+def camel(name: str) -> str:
+    """``enable_elect_unclean_master`` -> ``enableElectUncleanMaster``: an option's name in a trace's ``#meta``
+    (MODEL.md); the spec's constant is the same name capitalised (:func:`spec_constant`)."""
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def spec_constant(option: str) -> str:
+    """``enableElectUncleanMaster`` -> ``EnableElectUncleanMaster``: the spec's CONSTANT of a ``#meta`` option."""
+    return option[0].upper() + option[1:]
+
+
+# #meta.options names (MODEL.md, camelCase) -> Options fields, every field but the policy (#meta.policy); an option
+# whose default is a set is a list in #meta
+OPTION_FIELDS = {camel(f.name): f.name for f in attrs.fields(Options) if f.name != "policy"}
+SET_OPTIONS = frozenset(name for name, f in OPTION_FIELDS.items() if isinstance(getattr(Options(), f), frozenset))
 
 
 @frozen
@@ -57,7 +58,7 @@ class Config:
         return {
             "processes": dict(self.processes),
             "policy": self.options.policy,
-            "options": {name: sorted(values[f]) if name == "asyncLearners" else values[f] for name, f in OPTION_FIELDS.items()},
+            "options": {name: sorted(values[f]) if name in SET_OPTIONS else values[f] for name, f in OPTION_FIELDS.items()},
             **({"brokerSets": dict(self.broker_sets)} if self.broker_sets is not None else {}),
         }
 
@@ -78,7 +79,7 @@ def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
     values: dict[str, Any] = {}
     for name, value in options.items():
         field = OPTION_FIELDS[name]
-        if name == "asyncLearners":
+        if name in SET_OPTIONS:
             if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
                 return None, f"#meta.options.{name}", "must be a list of process names"
             value = frozenset(value)
