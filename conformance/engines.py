@@ -9,7 +9,8 @@ from typing import Any, Protocol
 import attrs
 from attrs import frozen
 
-from autoswitch.reference import Options, cluster, initial_system
+from autoswitch.reference import Options, cluster, codes, epochs, initial_system, truncation
+from autoswitch.reference.replication import NO_CONSISTENT_POINT
 from autoswitch.reference.state import POLICIES, System
 from autoswitch.reference.variables import controller_variables
 from autoswitch.reference.variables import variables as reference_variables
@@ -25,6 +26,8 @@ class Engine(Protocol):
     def observed(self) -> dict[str, Any]: ...
 
     def other_sets(self) -> dict[str, dict[str, Any]]: ...
+
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]: ...
 
 
 def camel(name: str) -> str:
@@ -135,6 +138,20 @@ class ReferenceEngine:
     def other_sets(self) -> dict[str, dict[str, Any]]:
         """The controller variables of each set but the default one, by brokerName."""
         return {b: controller_variables(c) for b, c in self.cluster.sets.items()}
+
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
+        ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``) under these options' truncation policy
+        (reference/truncation.py, reference/replication.py::handshake): the outcome and the slave's
+        ``slaveEpochs``, ``slaveLeo`` and ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
+        local, leo, confirm = tuple(map(tuple, pre["slaveEpochs"])), pre["slaveLeo"], pre["slaveConfirmOffset"]
+        point = truncation.TRUNCATE[self.options.policy](local, leo, confirm, tuple(map(tuple, pre["masterEpochs"])), pre["masterLeo"],
+                                                         self.options.kafka_leader_epoch_on_election)
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": list(local), "slaveLeo": leo,
+                                                                           "slaveConfirmOffset": confirm}
+        return {"code": codes.OK, "truncateOffset": point}, {"slaveEpochs": list(epochs.truncate_suffix(local, point)),
+                                                             "slaveLeo": point, "slaveConfirmOffset": min(confirm, point)}
 
 
 def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:

@@ -396,6 +396,28 @@ class ImplSystem:
             "seen": frozenset(self._broker_set.seen),
         }
 
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
+        ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``), by this broker set's truncation policy and
+        epoch file (ReplicasManager.handshake): the outcome and the slave's ``slaveEpochs``, ``slaveLeo`` and
+        ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
+        from .broker import NO_CONSISTENT_POINT
+        from .epoch_file import EpochFile
+
+        config = self._broker_set.config
+        slave, master = EpochFile(), EpochFile()
+        for f, entries in ((slave, pre["slaveEpochs"]), (master, pre["masterEpochs"])):
+            for epoch, start in entries:
+                f.append(epoch, start)
+        leo, confirm = pre["slaveLeo"], pre["slaveConfirmOffset"]
+        point = config.truncate(slave, leo, confirm, master, pre["masterLeo"], config.kafka_leader_epoch_on_election)
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": slave.entries(), "slaveLeo": leo,
+                                                                           "slaveConfirmOffset": confirm}
+        slave.truncate_suffix_by_offset(point)
+        return {"code": "OK", "truncateOffset": point}, {"slaveEpochs": slave.entries(), "slaveLeo": point,
+                                                         "slaveConfirmOffset": min(confirm, point)}
+
 def _broker(system: ImplSystem, process: str) -> BrokerProcess:
     """The process named ``process``; NotEnabled for an unknown one."""
     broker = system._processes.get(process)
