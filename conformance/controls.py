@@ -84,13 +84,15 @@ CONTROLS: tuple[Control, ...] = (
     Control("hw-logmatching", "hw", {"all_ack_in_sync_state_set": False, "in_sync_replicas": 2}, "LogMatching",
             cfg="MC_neg_hw_logmatching", steps=12, trace="traces/kafka/K2-hw.itf.json", defaults=_defaults(CHECK, TLA, TLC)),
     # K4 as for kip279: 0.11.0.0 also falls back to the high watermark
-    Control("kip101", "kip101", _FAST_LEADER, "LogMatching", cfg="MC_neg_kip101", steps=9, trace="traces/kafka/K3-kip101.itf.json",
-            simulation="fast-leader-kip101-2p", defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),
+    Control("kip101", "kip101", _FAST_LEADER, "LogMatching", cfg="MC_neg_kip101", steps=9,
+            trace="traces/kafka/K3-kip101.itf.json", simulation="fast-leader-kip101-2p",
+            defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),
     # K4: Kafka 2.0.0 without KAFKA-7415's epoch entry on election
     Control("kip279-noepoch", "kip279", _FAST_LEADER, "LogMatching", cfg="MC_neg_kip279_noepoch", steps=9,
-            trace="traces/kafka/K4-kip279.itf.json", simulation="fast-leader-kip279-2p", defaults=_defaults(CHECK, TLC, SIMULATE)),
-    Control("shortcut-off", options={"confirm_shortcut_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_shortcut", steps=7,
-            trace="traces/negative/rocketmq-confirm-shortcut-expand.itf.json", defaults=_defaults(CHECK)),
+            trace="traces/kafka/K4-kip279.itf.json", simulation="fast-leader-kip279-2p",
+            defaults=_defaults(CHECK, TLC, SIMULATE)),
+    Control("shortcut-off", options={"confirm_shortcut_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_shortcut",
+            steps=7, trace="traces/negative/rocketmq-confirm-shortcut-expand.itf.json", defaults=_defaults(CHECK)),
     Control("zeroack-off", options={"confirm_zero_ack_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_zeroack", steps=8,
             trace="traces/negative/rocketmq-confirm-zero-ack.itf.json", defaults=_defaults(CHECK)),
     # the larger hw configuration (131 s in TLC): in no default set
@@ -126,8 +128,9 @@ def breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
     """What a setting is known to break, the control first: the rows of exactly this Kafka policy and
     these options, then those of the policy alone, then the RocketMQ rows whose options are among these
     (e.g. unclean election together with acks from the local set breaks what each breaks alone)."""
-    exact = [c.invariant for c in CONTROLS if c.invariant and policy != "rocketmq" and c.policy == policy and c.options == options]
-    alone = [name for c in CONTROLS if policy != "rocketmq" and c.policy == policy and not c.options for name in c.breaks]
+    kafka = [c for c in CONTROLS if policy != "rocketmq" and c.policy == policy]
+    exact = [c.invariant for c in kafka if c.invariant and c.options == options]
+    alone = [name for c in kafka if not c.options for name in c.breaks]
     mixed = [name for c in CONTROLS if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
              for name in c.breaks]
     return tuple(dict.fromkeys([*exact, *alone, *mixed]))

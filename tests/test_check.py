@@ -33,6 +33,7 @@ TLC_COUNTS: dict[str, tuple[int, int]] = {
 # negative control -> (the property it must break, the length of the shortest counterexample TLC finds): controls.py
 NEGATIVE: dict[str, tuple[str, int]] = {c.cfg: (c.invariant, c.steps) for c in in_default(CHECK) if c.cfg and c.invariant and c.steps}
 
+
 def test_the_small_set_is_every_safe_config_and_negative_control_here() -> None:
     assert set(SMALL_CONFIGS) == set(TLC_COUNTS) | set(NEGATIVE)
 

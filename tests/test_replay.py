@@ -173,6 +173,7 @@ def test_cli_batch_reports_bad_files_and_runs_the_rest(tmp_path: Path) -> None:
 NEGATIVE = {  # MODEL.md §6 negative controls (controls.py): trace -> the invariant that must break
     Path(c.trace).name.removesuffix(".itf.json"): c.invariant for c in CONTROLS if c.trace and c.invariant}
 
+
 @pytest.mark.parametrize(("name", "invariant"), sorted(NEGATIVE.items()))
 def test_negative_controls_expect_their_violation(name: str, invariant: str, tmp_path: Path) -> None:
     """Each negative control names its violation and replays to it; without the expectation the same
