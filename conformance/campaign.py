@@ -27,6 +27,7 @@ from autoswitch.reference import Options
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.truncation import POLICIES
 
+from . import controls
 from .engines import Config, make_engine
 from .generate import UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step
 from .replay import broken_properties
@@ -50,11 +51,10 @@ WEIGHT_NAMES = (*MOVES, *STEP_TAGS, "lost")
 
 @frozen
 class OptionSet:
-    """Options of a configuration (Options fields), its walks' weights, and what the options break."""
+    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py."""
 
     options: Mapping[str, Any]
     weights: Mapping[str, float] = {}
-    breaks: tuple[str, ...] = ()  # invariants MODEL.md §6 says these options break, the control first
 
 
 # Fast leader changes (KIP-279): crashes, expiries and elections often, slaves handshaking with each new master.
@@ -62,29 +62,23 @@ FAST_LEADER = {"Crash": 6, "HeartbeatExpire": 4, "ControllerElectScan": 6, "Send
 
 OPTION_SETS: dict[str, OptionSet] = {
     "safe": OptionSet({}),
-    "allack-off": OptionSet({"all_ack_in_sync_state_set": False}, breaks=("NoAckedMessageLost",)),
-    "union-off": OptionSet({"union_ack_fix": False}, breaks=("NoAckedMessageLost",)),  # RocketMQ #5663
-    "unclean": OptionSet({"enable_elect_unclean_master": True}, breaks=("NoAckedMessageLost", "NoPhantomRead")),
-    "freeze-off": OptionSet({"confirm_freeze_fix": False}, breaks=("NoPhantomRead",)),  # RocketMQ #6662
+    "allack-off": OptionSet({"all_ack_in_sync_state_set": False}),
+    "union-off": OptionSet({"union_ack_fix": False}),  # RocketMQ #5663
+    "unclean": OptionSet({"enable_elect_unclean_master": True}),
+    "freeze-off": OptionSet({"confirm_freeze_fix": False}),  # RocketMQ #6662
     "fast-leader": OptionSet({"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
-                             FAST_LEADER, breaks=("NoAckedMessageLost", "NoPhantomRead")),
+                             FAST_LEADER),
     # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies; nothing changes for rocketmq
     "kafka21": OptionSet({"kafka_leader_epoch_on_election": True}),
 }
-POLICY_BREAKS = {"hw": ("NoAckedMessageLost", "LogMatching"), "kip101": ()}
 # Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
 # carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
 POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
 PROCESS_COUNTS = (2, 3)
 
-DEFAULT_CONFIGS = (
-    "safe-rocketmq-2p", "safe-rocketmq-3p", "safe-kip279-2p", "safe-kip279-3p",
-    "kafka21-kip279-2p", "fast-leader-kip279-2p",
-    "safe-hw-2p", "fast-leader-kip101-2p", "union-off-rocketmq-2p", "unclean-rocketmq-2p", "allack-off-rocketmq-2p",
-)
-# Not in the default grid: "freeze-off" (RocketMQ 5.1.0 without #6662). With 5.1.0's rule (confirmOffset recomputed
-# only on a member's ack) the phantom read needs a third member acking while a disconnected one later wins the
-# election; 1,000 random walks of freeze-off-rocketmq-3p did not find it (README.md, "Simulation campaigns").
+# The safe configurations and the negative controls of controls.py (freeze-off, RocketMQ 5.1.0 without #6662, is
+# not among them: see its row there).
+DEFAULT_CONFIGS = tuple(c.simulation for c in controls.in_default(controls.SIMULATE) if c.simulation)
 
 
 @frozen
@@ -103,13 +97,8 @@ class SimConfig:
 
     @property
     def breaks(self) -> tuple[str, ...]:
-        """Invariants these settings are known to break; the first is the negative control's."""
-        names = POLICY_BREAKS.get(self.policy, ()) + OPTION_SETS[self.option_set].breaks
-        if self.policy == "kip101" and self.option_set == "fast-leader":
-            names = ("LogMatching",) + names  # KIP-279: kip101 under fast leader changes
-        if self.policy == "kip279" and self.option_set == "fast-leader":
-            names = ("LogMatching",) + names  # KAFKA-7415: a new leader that wrote nothing answers UNDEFINED (K4)
-        return tuple(dict.fromkeys(names))
+        """Invariants these settings are known to break (controls.py); the first is the negative control's."""
+        return controls.breaks(self.policy, OPTION_SETS[self.option_set].options)
 
     @property
     def control(self) -> str | None:

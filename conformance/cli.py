@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -16,6 +17,23 @@ from .engines import KINDS
 from .replay import replay_file, trace_files
 
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
+
+
+def spec_dir_option(command: Callable) -> Callable:
+    """``--spec-dir``: where spec/*.cfg and the modules are (specconfig.spec_dir)."""
+    return click.option("--spec-dir", type=click.Path(file_okay=False), default=None,
+                        help="The spec folder. Default: $AUTOSWITCH_SPEC_DIR, else the checkout's spec/.")(command)
+
+
+def _use_spec_dir(path: str | None) -> None:
+    """Take the spec from ``path`` (None: the default); no spec there is a usage error (exit 2) saying what to do."""
+    from .specconfig import SpecDirError, spec_dir, use_spec_dir
+
+    use_spec_dir(path)
+    try:
+        spec_dir()
+    except SpecDirError as e:
+        raise click.UsageError(str(e)) from None
 
 
 @click.group()
@@ -132,20 +150,19 @@ def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     the input where it does (every policy, every pair of logs within the bounds)."""
     from .z3_truncation import SAFE, UNSAFE, check, reference_point, write_traces
 
-    failed = False
-    for policy in SAFE + UNSAFE:
-        verdict = check(policy, bound, epochs)
+    verdicts = [check(policy, bound, epochs) for policy in SAFE + UNSAFE]
+    for verdict in verdicts:
+        policy = verdict.policy
         if verdict.proved:
             click.echo(f"{policy:10s} proved: never past the common prefix (logs <= {bound}, epochs 1..{epochs})")
             continue
         ex = verdict.example
-        failed = failed or policy in SAFE
         click.echo(f"{policy:10s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
     if traces_dir:
         for path in write_traces(traces_dir, bound, epochs):
             click.echo(f"wrote {path}")
-    sys.exit(1 if failed else 0)
+    sys.exit(0 if all(v.as_expected for v in verdicts) else 1)
 
 
 @main.command("z3-controller")
@@ -161,7 +178,6 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
     SyncStateSetRegistered, EpochsMonotonic) from every state satisfying the inductive invariant IndInv, for
     broker ids 1..N and both unclean-election settings; show the counterexample to induction of each
     property alone; check Init and reachable states against IndInv and the encoding against the reference."""
-    import random
     import time
 
     from autoswitch.reference.variables import controller_variables
@@ -170,62 +186,35 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
     from .replay import show
 
     started = time.perf_counter()
-    obligations = zc.check_induction(brokers)
-    proved_in = time.perf_counter() - started
+    report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
     out = Console(soft_wrap=True, highlight=False)
     table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(zc.TRANSITIONS)} requests, unclean election off and on "
-                        f"({len(obligations)} obligations, {proved_in:.1f} s)")
+                        f"({len(report.obligations)} obligations, {report.proved_in:.1f} s)")
     for column in ("property", "alone: P ⇒ P'", "under IndInv"):
         table.add_column(column)
-    for prop in zc.PROPERTIES:
-        row = [prop]
-        for assumed in ((prop if prop != zc.ACTION_PROPERTY else "Inv"), "IndInv"):
-            mine = [o for o in obligations if o.prop == prop and o.assumed == assumed]
-            failed = sorted({o.tag for o in mine if not o.holds})
-            label = "inductive" if assumed == prop else "holds (Inv ⇒)" if assumed == "Inv" else "holds"
-            row.append(label if not failed else f"CTI: {', '.join(failed)}" + (" (under Inv)" if assumed == "Inv" else ""))
+    for row in report.rows():
         table.add_row(*row)
     out.print(table)
-    for o in obligations:
-        if not o.holds and o.assumed != "IndInv" and not o.unclean:
-            pre, action, post = o.cti
-            v, w = controller_variables(pre), controller_variables(post)
-            out.print(f"counterexample to induction of {o.prop} (assuming {o.assumed}): {show(action)}\n"
-                      f"  before: {show(v)}\n  after:  " + ", ".join(f"{k} {show(w[k])}" for k in w if w[k] != v[k]))
+    for o in report.ctis():
+        pre, action, post = o.cti
+        v, w = controller_variables(pre), controller_variables(post)
+        out.print(f"counterexample to induction of {o.prop} (assuming {o.assumed}): {show(action)}\n"
+                  f"  before: {show(v)}\n  after:  " + ", ".join(f"{k} {show(w[k])}" for k in w if w[k] != v[k]))
     out.print(f"IndInv = {' ∧ '.join(zc.IND_INV)}")
-    failed_init = zc.failed_ind_inv(zc.Controller(), brokers)
-    out.print(f"Init ⇒ IndInv: {'holds' if not failed_init else 'FAILS: ' + ', '.join(failed_init)}")
-
-    trace_paths = [f for f in trace_files([traces_dir])]
-    steps = zc.trace_steps(trace_paths)
-    states = list(dict.fromkeys([*zc.walk_states(walks, length, seed), *(c for c, _ in steps)]))
-    unreachable = [(c, bad) for c in states if (bad := zc.failed_ind_inv(c, brokers))]
-    out.print(f"IndInv on reachable states: {len(states)} distinct controller states ({walks} walks x {length} steps from "
-              f"seed {seed}, {len(trace_paths)} traces): " + ("holds" if not unreachable else f"FAILS on {len(unreachable)}"))
-    for c, bad in unreachable[:3]:
+    out.print(f"Init ⇒ IndInv: {'holds' if not report.failed_init else 'FAILS: ' + ', '.join(report.failed_init)}")
+    out.print(f"IndInv on reachable states: {report.states} distinct controller states ({walks} walks x {length} steps from "
+              f"seed {seed}, {report.traces} traces): " + ("holds" if not report.unreachable else f"FAILS on {len(report.unreachable)}"))
+    for c, bad in report.unreachable[:3]:
         out.print(f"  {', '.join(bad)} fails on {show(controller_variables(c))}")
-
-    rng = random.Random(seed)
-    examples = [(c, a) for c in states for a in zc.random_requests(rng, brokers + 1, 2)]
-    examples += [(c, a) for c, a in steps if a is not None]
-    examples += [ex for tag in zc.TRANSITIONS for unclean in (False, True) for ex in zc.sample_models(tag, brokers, unclean, samples)]
-    compared, problems = zc.agreement(examples, brokers)
-    out.print(f"encoding = reference: {compared} (state, request, unclean) runs (random requests on those states, the traces' "
-              f"controller requests, z3-chosen IndInv states): " + ("agree" if not problems else f"{len(problems)} DISAGREE"))
-    for problem in problems[:3]:
+    out.print(f"encoding = reference: {report.compared} (state, request, unclean) runs (random requests on those states, the traces' "
+              f"controller requests, z3-chosen IndInv states): " + ("agree" if not report.problems else f"{len(report.problems)} DISAGREE"))
+    for problem in report.problems[:3]:
         out.print(f"  {problem}")
-    ok = all(o.holds for o in obligations if o.assumed == "IndInv") and not failed_init and not unreachable and not problems
-    if not ok:
+    if not report.ok:
         out.print(f"reproduce: autoswitch z3-controller --brokers {brokers} --walks {walks} --length {length} --seed {seed} "
                   f"--samples {samples} --traces {traces_dir}")
     out.print(f"done in {time.perf_counter() - started:.1f} s")
-    sys.exit(0 if ok else 1)
-
-# The configurations `autoswitch check` runs by default (CI runs them too): every truncation policy, the safe
-# settings and each negative control of MODEL.md §6, each small enough for a few minutes in Python.
-SMALL_CONFIGS = ("MC_data_reg1", "MC_data_reg1_kip279", "MC_data_reg1_kip101", "MC_neg_hw_reg1", "MC_neg_union",
-                 "MC_neg_allack", "MC_neg_unclean", "MC_neg_hw_logmatching", "MC_neg_kip101", "MC_neg_kip279_noepoch",
-                 "MC_neg_shortcut", "MC_neg_zeroack")
+    sys.exit(0 if report.ok else 1)
 
 
 @main.command()
@@ -238,21 +227,22 @@ SMALL_CONFIGS = ("MC_data_reg1", "MC_data_reg1_kip279", "MC_data_reg1_kip101", "
               help="Replay each counterexample on the reference and the implementation.")
 @click.option("--tlc", "with_tlc", is_flag=True,
               help="Also run TLC (TLA2TOOLS_JAR) on each configuration, side by side: the distinct states must be equal.")
-def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool) -> None:
+@spec_dir_option
+def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool, spec_dir: str | None) -> None:
     """Model-check spec configurations (spec/CONFIG.cfg) with the explicit-state checker over the reference.
 
     Breadth-first search of every state reachable within the configuration's bounds: its invariants on
     every state, its action properties on every transition. A violation gives a shortest counterexample,
-    written as an ITF trace and replayed on both models. MC_neg_* configurations are negative controls:
-    they must produce a counterexample. Exits 1 if a verdict differs from what its configuration expects
+    written as an ITF trace and replayed on both models. The negative controls (controls.py) must produce a
+    counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
     or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
-    configuration where both explore every state. Default: the small configurations."""
-    from .checker import Checker, violation_trace_meta
-    from .tla_check import check_with_tlc, expected_verdict
+    configuration where both explore every state. Default: the small configurations of controls.py."""
+    from .check_verdict import check_config, compare_with_tlc, load_checker
+    from .controls import SMALL_CONFIGS
+    from .specconfig import SpecConfigError
     from .tlatools import find_tlc, tlc_missing_reason
-    from .itf import write_trace
-    from .specconfig import SpecConfigError, load_spec_config
 
+    _use_spec_dir(spec_dir)
     table = Table(title="autoswitch check (explicit-state, reference model)")
     tlc_columns = ("TLC distinct", "TLC depth", "TLC seconds", "same states") if with_tlc else ()
     numeric = ("distinct states", "generated", "depth", "seconds", "states/s", *tlc_columns[:3])
@@ -265,48 +255,37 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     failed = False
     for name in configs or SMALL_CONFIGS:
         try:
-            spec = load_spec_config(name)
-            checker = Checker(spec, symmetry=symmetry)
+            checker = load_checker(name, symmetry)
         except SpecConfigError as e:
             console.print(f"{name}: {e}", style="bold red")
             failed = True
             continue
         if symmetry and not checker.renamings:
             console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
-        expects = expected_verdict(spec.name)
         with console.status(f"{name}: initial states") as status:
             # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
             show = status.update if console.is_terminal else console.print
-            result = checker.run(lambda p: show(
+            verdict = check_config(checker, Path(out), replay_traces, lambda p: show(
                 f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
                 f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
-        verdict, where = "ok", ""
-        if result.violation:
-            v = result.violation
-            verdict = f"{v.name}, {len(v.states) - 1} steps"
-            path = Path(out) / f"{spec.name}.itf.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_trace(path, violation_trace_meta(spec, v), list(v.states))
-            where = str(path)
-            console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to {path}\n"
-                          f"    read it:   autoswitch explain {path}\n    replay it: autoswitch replay {path}")
-            if replay_traces:
-                for engine in KINDS:
-                    r = replay_file(str(path), engine)
-                    console.print("    " + r.describe(), style=None if r.ok else "bold red")
-                    failed = failed or not r.ok
-        failed = failed or ("ok" if result.violation is None else "violation") != expects
+        result, v = verdict.result, verdict.result.violation
+        if v is not None:
+            console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
+                          f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
+                          f"    replay it: autoswitch replay {verdict.trace}")
+            for r in verdict.replays:
+                console.print("    " + r.describe(), style=None if r.ok else "bold red")
         side: tuple[str, ...] = ("-",) * len(tlc_columns)
         if with_tlc:
             with console.status(f"{name}: TLC"):
-                tlc = check_with_tlc(name, Path(out) / "tlc")
-            exhaustive = result.violation is None and tlc.verdict == "ok"
-            same = (tlc.distinct_states, tlc.depth) == (result.distinct, result.depth)
+                verdict = compare_with_tlc(verdict, Path(out))
+            tlc = verdict.tlc
             side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
-                    ("yes" if same else "NO") if exhaustive else f"n/a (TLC: {tlc.verdict})")
-            failed = failed or (exhaustive and not same)
-        table.add_row(name, expects, verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
-                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", *side, where)
+                    ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
+        failed = failed or not verdict.ok
+        table.add_row(name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
+                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", *side,
+                      "" if verdict.trace is None else str(verdict.trace))
     Console(width=None if sys.stdout.isatty() else 200).print(table)
     sys.exit(1 if failed else 0)
 
@@ -321,18 +300,20 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 @click.option("--length", default=10, show_default=True, help="Apalache: steps to explore.")
 @click.option("--simulate", is_flag=True, help="Apalache: 'simulate' (random symbolic runs) instead of 'check'.")
 @click.option("--max-run", default=10, show_default=True, help="Apalache simulate: runs.")
+@spec_dir_option
 def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: float | None, length: int,
-        simulate: bool, max_run: int) -> None:
+        simulate: bool, max_run: int, spec_dir: str | None) -> None:
     """Model-check spec configurations (names of spec/*.cfg) with TLC or Apalache, import the
     counterexamples (and Apalache's simulation traces) as ITF, and replay them on the reference and the
     implementation.
 
-    MC_neg_* must give a violation, which both models must reproduce at the same state; every other
-    configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
+    The negative controls (controls.py) must give a violation, which both models must reproduce at the same
+    state; every other configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
     skipped (exit 0): nothing is checked, nothing passes."""
     from .specconfig import SpecConfigError, load_spec_config
     from .tla_check import (DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report)
 
+    _use_spec_dir(spec_dir)
     names = list(configs or DEFAULT_CONFIGS)
     for name in names:
         try:
@@ -416,17 +397,18 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
 
 def _one_walk(campaign, walk: int, out: Path) -> None:
     from .campaign import grid
-    from .simulate import walk_row
+    from .simulate import walk_as_expected, walk_row
 
     if len(campaign.configs) != 1:
         raise click.UsageError("--walk needs exactly one configuration in --configs")
-    row = walk_row(campaign, grid()[campaign.configs[0]], walk, out, set())
+    sim = grid()[campaign.configs[0]]
+    row = walk_row(campaign, sim, walk, out, set())
     row.pop("states")
     for key, value in row.items():
         click.echo(f"{key:16s} {value}")
     if row["trace"]:
         click.echo(f"replay: autoswitch replay {out / row['trace']}")
-    sys.exit(0 if row["status"] == "pass" or row["failure"] == grid()[campaign.configs[0]].control else 1)
+    sys.exit(0 if walk_as_expected(row, sim) else 1)
 
 
 def _campaign(campaign, out: Path, master: str | None) -> None:

@@ -5,7 +5,7 @@ than the whole system from Init.
   ``reference/epoch_cache.py``; impl: ``impl/epoch_file.py`` on BOTH storage backends (in memory, and
   real files in a temporary directory), a ``reload`` reading the file back.
 - ``handshake``: one slave handshake under a truncation policy (§8.2), from given epoch files and LEOs,
-  computed by each engine's own truncation function (:func:`replay.truncate`).
+  computed by each engine's own truncation function (:func:`replay.handshake`).
 - ``retention``: a master's commit log of files of ``#meta.fileSize`` messages and its epoch file;
   deleting files (and trimming the epoch file's prefix), and where a new slave starts copying (§8.3).
   Reference: ``reference/retention.py``; impl: ``impl/retention.py``.
@@ -26,7 +26,7 @@ from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.truncation import POLICIES
 
 from .itf import Trace, TraceError
-from .replay import _ABSENT, DIVERGENCE, PASS, Result, _show, show, truncate
+from .replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 
 EPOCH_FILE = "epoch-file"
 HANDSHAKE = "handshake"
@@ -339,14 +339,10 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
     confirmOffset after it. Safe and unsafe outcomes alike: nothing here judges the point."""
     policy = _validate_handshake(trace)
     pre, after = trace.states
-    point, cut = truncate(engine_name, policy, pre["slaveEpochs"], pre["slaveLeo"], pre["slaveConfirmOffset"],
-                          pre["masterEpochs"], pre["masterLeo"])
-    kept = pre["slaveLeo"] if point < 0 else point
-    got = {"code": NO_CONSISTENT_POINT if point < 0 else "OK", "truncateOffset": point}
+    got, post = handshake(engine_name, policy, {name: pre[name] for name in HANDSHAKE_INPUTS})
     for key, want in after["outcome"].items():
         if got.get(key, _ABSENT) != want:
             return _diverge(trace, engine_name, 1, f"outcome.{key}", want, got.get(key, _ABSENT), f"{policy} answered differently")
-    post = {"slaveEpochs": cut, "slaveLeo": kept, "slaveConfirmOffset": min(pre["slaveConfirmOffset"], kept)}
     for name, value in post.items():
         if name in after and after[name] != value:
             return _diverge(trace, engine_name, 1, name, after[name], value, f"{name} differs after the Handshake")

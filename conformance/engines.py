@@ -9,7 +9,8 @@ from typing import Any, Protocol
 import attrs
 from attrs import frozen
 
-from autoswitch.reference import Options, cluster, initial_system
+from autoswitch.reference import Options, cluster, codes, epoch_file, initial_system, truncation
+from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.state import System
 from autoswitch.reference.truncation import POLICIES
 from autoswitch.reference.variables import controller_variables
@@ -27,22 +28,25 @@ class Engine(Protocol):
 
     def other_sets(self) -> dict[str, dict[str, Any]]: ...
 
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]: ...
 
-# #meta.options names (MODEL.md, camelCase) -> Options fields; #meta.policy is the truncation policy
-OPTION_FIELDS = {
-    "enableElectUncleanMaster": "enable_elect_unclean_master",
-    "allAckInSyncStateSet": "all_ack_in_sync_state_set",
-    "minInSyncReplicas": "min_in_sync_replicas",
-    "inSyncReplicas": "in_sync_replicas",
-    "asyncFlush": "async_flush",
-    "asyncLearners": "async_learners",
-    "unionAckFix": "union_ack_fix",
-    "confirmFreezeFix": "confirm_freeze_fix",
-    "kafkaLeaderEpochOnElection": "kafka_leader_epoch_on_election",
-    "confirmShortcutFix": "confirm_shortcut_fix",
-    "confirmZeroAckFix": "confirm_zero_ack_fix",
-    "epochReentryFix": "epoch_reentry_fix",
-}
+
+def camel(name: str) -> str:
+    """``enable_elect_unclean_master`` -> ``enableElectUncleanMaster``: an option's name in a trace's ``#meta``
+    (MODEL.md); the spec's constant is the same name capitalised (:func:`spec_constant`)."""
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def spec_constant(option: str) -> str:
+    """``enableElectUncleanMaster`` -> ``EnableElectUncleanMaster``: the spec's CONSTANT of a ``#meta`` option."""
+    return option[0].upper() + option[1:]
+
+
+# #meta.options names (MODEL.md, camelCase) -> Options fields, every field but the policy (#meta.policy); an option
+# whose default is a set is a list in #meta
+OPTION_FIELDS = {camel(f.name): f.name for f in attrs.fields(Options) if f.name != "policy"}
+SET_OPTIONS = frozenset(name for name, f in OPTION_FIELDS.items() if isinstance(getattr(Options(), f), frozenset))
 
 
 @frozen
@@ -58,7 +62,7 @@ class Config:
         return {
             "processes": dict(self.processes),
             "policy": self.options.policy,
-            "options": {name: sorted(values[f]) if name == "asyncLearners" else values[f] for name, f in OPTION_FIELDS.items()},
+            "options": {name: sorted(values[f]) if name in SET_OPTIONS else values[f] for name, f in OPTION_FIELDS.items()},
             **({"brokerSets": dict(self.broker_sets)} if self.broker_sets is not None else {}),
         }
 
@@ -79,7 +83,7 @@ def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
     values: dict[str, Any] = {}
     for name, value in options.items():
         field = OPTION_FIELDS[name]
-        if name == "asyncLearners":
+        if name in SET_OPTIONS:
             if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
                 return None, f"#meta.options.{name}", "must be a list of process names"
             value = frozenset(value)
@@ -135,6 +139,20 @@ class ReferenceEngine:
     def other_sets(self) -> dict[str, dict[str, Any]]:
         """The controller variables of each set but the default one, by brokerName."""
         return {b: controller_variables(c) for b, c in self.cluster.sets.items()}
+
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
+        ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``) under these options' truncation policy
+        (reference/truncation.py, reference/replication.py::handshake): the outcome and the slave's
+        ``slaveEpochs``, ``slaveLeo`` and ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
+        local, leo, confirm = tuple(map(tuple, pre["slaveEpochs"])), pre["slaveLeo"], pre["slaveConfirmOffset"]
+        point = truncation.TRUNCATE[self.options.policy](local, leo, confirm, tuple(map(tuple, pre["masterEpochs"])), pre["masterLeo"],
+                                                         self.options.kafka_leader_epoch_on_election)
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": list(local), "slaveLeo": leo,
+                                                                           "slaveConfirmOffset": confirm}
+        return {"code": codes.OK, "truncateOffset": point}, {"slaveEpochs": list(epoch_file.truncate_suffix(local, point)),
+                                                             "slaveLeo": point, "slaveConfirmOffset": min(confirm, point)}
 
 
 def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:

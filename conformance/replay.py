@@ -7,8 +7,8 @@ A state whose outcome is exactly ``{"code": "DISABLED"}`` says the model must no
 passes only if the engine raises NotEnabled, and its variables are then those of the state before.
 
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
-pre-state (z3's truncation counterexamples, traces/z3): see :func:`replay_truncation_step`. The
-component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
+pre-state (z3's truncation counterexamples, traces/z3), run by each engine's own truncation: see
+:func:`replay_truncation_step`. The component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
 
 A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
 leadership, a null brokerId, the identity files' contents): states are compared with the engine's
@@ -25,9 +25,8 @@ from typing import Any
 import attrs
 from attrs import asdict, frozen
 
-from autoswitch.reference import epoch_file, truncation
+from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
-from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.invariants import (
     ACTION_PROPERTIES,
     CONTROLLER_VARS,
@@ -39,7 +38,7 @@ from autoswitch.reference.invariants import (
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.truncation import POLICIES
 
-from .engines import broker_sets_problem, config_from_meta, make_engine
+from .engines import Config, broker_sets_problem, config_from_meta, make_engine
 from .itf import Trace, TraceError, load_trace
 from .vocabulary import DISABLED, TRACE_VARS, action_problem
 
@@ -278,45 +277,12 @@ WITHIN_COMMON_PREFIX = "TruncateWithinCommonPrefix"  # the slave keeps at most t
 _PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
 
 
-Pairs = list[tuple[int, int]]
-
-
-def truncate(engine_name: str, policy: str, local: Pairs, leo: int, hw: int, remote: Pairs, remote_leo: int,
-             v21: bool = False) -> tuple[int, Pairs]:
-    """The point where the slave truncates and its epoch file cut there, computed by the engine's own
-    truncation function and epoch-file truncation (reference/truncation.py or impl/truncation.py); the
-    file is unchanged when there is no point (-1). ``v21``: the Kafka 2.1.0 cache rules
-    (option kafkaLeaderEpochOnElection)."""
-    if engine_name == "reference":
-        mine = tuple(map(tuple, local))
-        point = truncation.TRUNCATE[policy](mine, leo, hw, tuple(map(tuple, remote)), remote_leo, v21)
-        return point, list(epoch_file.truncate_suffix(mine, point) if point >= 0 else mine)
-    if engine_name == "impl":
-        from autoswitch.impl import truncation as impl_truncation
-        from autoswitch.impl.epoch_file import EpochFile
-
-        files = EpochFile(), EpochFile()
-        for f, entries in zip(files, (local, remote)):
-            for epoch, start in entries:
-                f.append(epoch, start)
-        point = impl_truncation.TRUNCATE[policy](files[0], leo, hw, files[1], remote_leo, v21)
-        if point >= 0:
-            files[0].truncate_suffix_by_offset(point)
-        return point, files[0].entries()
-    raise ValueError(f"unknown engine {engine_name!r}")
-
-
-def _handshake(engine_name: str, policy: str, pre: Mapping[str, Any], master: str, slave: str,
-               v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The outcome and the variables after the slave's handshake (:func:`truncate`): the log, epoch
-    file and confirmOffset of the slave cut at the point; no point leaves everything as it was."""
-    point, cut = truncate(engine_name, policy, pre["epochFile"][slave], len(pre["log"][slave]), pre["confirmOffset"][slave],
-                          pre["epochFile"][master], len(pre["log"][master]), v21)
-    if point < 0:
-        return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, dict(pre)
-    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:point]}, "epochFile": {**pre["epochFile"], slave: cut},
-            "confirmOffset": {**pre["confirmOffset"], slave: min(pre["confirmOffset"][slave], point)}}
-    return {"code": "OK", "truncateOffset": point}, post
+def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A slave's Handshake from the handshake trace kind's inputs, run by the engine's own truncation
+    (``truncation_point`` of each engine) under ``policy``; ``v21``: the Kafka 2.1.0 cache rules (option
+    kafkaLeaderEpochOnElection). Returns the outcome and the slave's epoch file, LEO and confirmOffset after it."""
+    options = Options(policy=policy, kafka_leader_epoch_on_election=v21)
+    return make_engine(engine_name, Config({}, options)).truncation_point(inputs)
 
 
 def _common_prefix(a: list, b: list) -> int:
@@ -326,7 +292,7 @@ def _common_prefix(a: list, b: list) -> int:
 def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
     """A truncation-step trace: state 0 is a given pre-state - ``role`` (one MASTER, one SLAVE), ``log``,
     ``epochFile`` and ``confirmOffset`` of both - and state 1 the SLAVE's Handshake. The engine's
-    truncation computes the point; state 1's outcome and variables must match it (a variable the
+    truncation (:func:`handshake`) computes the point and the slave's cut; state 1's outcome and variables must match it (a variable the
     pre-state lacks is absent after the step), the point must be ``#meta.expect.truncationPoint``, and
     it must break ``#meta.expect.violation`` = TruncateWithinCommonPrefix: the slave keeps more than the
     two logs' common prefix. The pre-state must satisfy the invariants it carries (EpochFileWellFormed,
@@ -357,7 +323,12 @@ def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
         return Result(path, engine_name, VIOLATION, n, 0, 0, broken[0], None, f"{broken[0]} at state 0",
                       f"the given pre-state breaks {broken[0]}")
     v21 = bool((trace.meta.get("options") or {}).get("kafkaLeaderEpochOnElection", False))
-    outcome, post = _handshake(engine_name, policy, pre, masters[0], slaves[0], v21)
+    master, slave = masters[0], slaves[0]
+    outcome, cut = handshake(engine_name, policy, {
+        "slaveEpochs": pre["epochFile"][slave], "slaveLeo": len(pre["log"][slave]), "slaveConfirmOffset": pre["confirmOffset"][slave],
+        "masterEpochs": pre["epochFile"][master], "masterLeo": len(pre["log"][master])}, v21)
+    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:cut["slaveLeo"]]}, "epochFile": {**pre["epochFile"], slave: cut["slaveEpochs"]},
+            "confirmOffset": {**pre["confirmOffset"], slave: cut["slaveConfirmOffset"]}}
     for key, want in (after.get("outcome") or {}).items():
         got = outcome.get(key, _ABSENT)
         if got != want:

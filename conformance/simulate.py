@@ -109,6 +109,11 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
     return row
 
 
+def walk_as_expected(row: Mapping[str, Any], sim: SimConfig) -> bool:
+    """A walk's verdict: it passes, or it finds its configuration's negative control."""
+    return row["status"] == PASS or row["failure"] == sim.control
+
+
 def run_chunk(campaign: Campaign, out: str, config: str, k: int) -> dict[str, Any]:
     """Run chunk ``k`` of ``config``: its rows as Parquet, then the ``_DONE`` marker (walks, steps,
     seconds). Files are written under temporary names and renamed, so a killed task leaves no marker."""

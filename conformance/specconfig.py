@@ -7,6 +7,7 @@ Only the forms the project's MC modules use are read; anything else is an error 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,17 +17,43 @@ from attrs import frozen
 
 from autoswitch.reference import Options
 
-from .engines import Config, config_from_meta
+from .engines import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
 
-SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
+# Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
+# install, ``pip install -e .``: a plain install ships no spec/).
+SPEC_DIR_ENV = "AUTOSWITCH_SPEC_DIR"
+CHECKOUT_SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
+_chosen: Path | None = None
 
-# The bounds of StateConstraint and DataNext (AutoSwitch.tla), and the switches of Next.
+# The bounds of StateConstraint and DataNext (AutoSwitch.tla), and the switches of Next. The other constants are the
+# policy and the model options: each Options field's #meta name capitalised (engines.OPTION_FIELDS, spec_constant).
 BOUNDS = ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")
 SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 
 
 class SpecConfigError(Exception):
     """A configuration the reader cannot take; the message names the file and what is wrong."""
+
+
+class SpecDirError(SpecConfigError):
+    """No spec folder where it is looked for."""
+
+
+def use_spec_dir(path: str | Path | None) -> None:
+    """Take the spec from ``path`` from now on (None: $AUTOSWITCH_SPEC_DIR or the checkout's spec/ again)."""
+    global _chosen
+    _chosen = None if path is None else Path(path)
+
+
+def spec_dir() -> Path:
+    """The spec folder (the one holding AutoSwitch.tla); SpecDirError when there is none where it is looked for."""
+    chosen, how = ((_chosen, "--spec-dir") if _chosen is not None
+                   else (Path(os.environ[SPEC_DIR_ENV]), f"${SPEC_DIR_ENV}") if os.environ.get(SPEC_DIR_ENV)
+                   else (CHECKOUT_SPEC_DIR, "the checkout's spec/"))
+    if not (chosen / "AutoSwitch.tla").is_file():
+        raise SpecDirError(f"{chosen} ({how}) holds no AutoSwitch.tla: run from a checkout of autoswitch installed with "
+                           f"`pip install -e .`, or set {SPEC_DIR_ENV} (or --spec-dir) to the spec folder")
+    return chosen
 
 
 @frozen
@@ -56,10 +83,8 @@ class SpecConfig:
         """The ``#meta`` of a trace of this configuration (MODEL.md option names), with the processes
         starting under ``first_addrs`` (default: each one's first address)."""
         processes = dict(first_addrs or {p: a[0] for p, a in self.addrs.items()})
-        options = {name[0].lower() + name[1:]: value for name, value in self.constants.items()
-                   if name not in BOUNDS + SWITCHES + ("Policy",)}
-        if "asyncLearners" in options:
-            options["asyncLearners"] = sorted(options["asyncLearners"])
+        options = {name: self.constants[spec_constant(name)] for name in OPTION_FIELDS if spec_constant(name) in self.constants}
+        options.update({name: sorted(options[name]) for name in SET_OPTIONS if name in options})
         return {"processes": processes, "policy": self.constants.get("Policy", "rocketmq"), "options": options}
 
     def config(self, first_addrs: Mapping[str, str] | None = None) -> Config:
@@ -107,12 +132,12 @@ def _module_definitions(path: Path) -> tuple[dict[str, tuple[str, ...]], tuple[i
 
 
 def load_spec_config(cfg: str | Path) -> SpecConfig:
-    """Read ``spec/NAME.cfg`` (a path, or a name such as ``MC_data``) and the module it names."""
+    """Read ``spec/NAME.cfg`` (a path, or a name such as ``MC_data`` in :func:`spec_dir`) and the module it names."""
     path = Path(cfg)
     if not path.suffix:
-        path = SPEC_DIR / f"{cfg}.cfg"
+        path = spec_dir() / f"{cfg}.cfg"
     if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in SPEC_DIR.glob("MC_*.cfg")))
+        known = ", ".join(sorted(p.stem for p in spec_dir().glob("MC_*.cfg")))
         raise SpecConfigError(f"{path}: no such configuration (spec/ has: {known})")
     lines = path.read_text().splitlines()
     header = re.search(r"configuration of (\w+)\.tla", lines[0] if lines else "")
@@ -141,6 +166,10 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
         elif section in sections:
             sections[section] += line.split()
     init = sections["INIT"]
+    unknown = sorted(set(constants) - {*BOUNDS, *SWITCHES, "Policy", *map(spec_constant, OPTION_FIELDS)})
+    if unknown:
+        raise SpecConfigError(f"{path}: unknown constant(s) {', '.join(unknown)}: not a bound, a switch, Policy or an option "
+                              f"({', '.join(map(spec_constant, OPTION_FIELDS))})")
     missing = [b for b in BOUNDS + SWITCHES if b not in constants]
     if missing or len(init) != 1 or init[0] not in ("Init", "InitRegistered"):
         raise SpecConfigError(f"{path}: needs the constants {', '.join(BOUNDS + SWITCHES)} (missing: {missing or 'none'}) "

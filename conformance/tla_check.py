@@ -8,7 +8,7 @@ Per configuration NAME (spec/NAME.cfg) everything goes to ``OUT/NAME/``:
   for ``simulate``, ``example<N>.itf.json`` (its ``example<N>``), each imported by ``tla_import``.
 Earlier results in ``OUT/NAME/`` are removed first, so the folder shows one run.
 
-Expected verdicts: ``MC_neg_*`` must give a violation, every other configuration must hold. An
+Expected verdicts: the negative controls (controls.py) must give a violation, every other configuration must hold. An
 imported counterexample must replay on both engines to the violation the tool reported, at the state
 where it reported it (``#meta.expect``); a simulation trace (no violation) must replay with every
 invariant holding.
@@ -23,21 +23,22 @@ from pathlib import Path
 
 from attrs import asdict, frozen
 
+from . import controls
 from .replay import Result
-from .specconfig import SPEC_DIR, SpecConfig, load_spec_config
+from .specconfig import SpecConfig, load_spec_config, spec_dir
 from .tla_import import TraceImportError, apalache_states, import_states, replay_both
 from .tlatools import ERROR, OK, VIOLATION, find_apalache, find_tlc, run_apalache, run_tlc, tlc_missing_reason
 from .tlc_trace import TlcTraceError, parse_tlc_trace
 
 SKIPPED = "skipped"
-DEFAULT_CONFIGS = ("MC_data", "MC_neg_union", "MC_neg_allack", "MC_neg_unclean", "MC_neg_hw_logmatching", "MC_neg_kip101")
+DEFAULT_CONFIGS = tuple(c.cfg for c in controls.in_default(controls.TLA) if c.cfg)
 COUNTEREXAMPLE = "counterexample.itf.json"
 _TLC_VERSION = re.compile(r"TLC2 Version (\S+)")
 
 
 def expected_verdict(config: str) -> str:
-    """``violation`` for the negative controls (``MC_neg_*``), ``ok`` for every other configuration."""
-    return VIOLATION if config.startswith("MC_neg_") else OK
+    """``violation`` for the negative controls (controls.py), ``ok`` for every other configuration."""
+    return OK if controls.expected_violation(config) is None else VIOLATION
 
 
 @frozen
@@ -115,7 +116,7 @@ def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float |
         return skipped([config], "tlc", tlc_missing_reason())[0]
     cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_tlc(SPEC_DIR / f"{cfg.module}.tla", SPEC_DIR / f"{config}.cfg", workers=workers, timeout=timeout)
+    result = run_tlc(spec_dir() / f"{cfg.module}.tla", spec_dir() / f"{config}.cfg", workers=workers, timeout=timeout)
     (folder / "tlc.log").write_text(result.output)
     common = dict(config=config, tool="tlc", expected=expected_verdict(config), verdict=result.verdict,
                   violated=result.violated, distinct_states=result.distinct_states, depth=result.depth,
@@ -145,7 +146,7 @@ def check_with_apalache(config: str, out: Path, *, mode: str = "check", length: 
         return skipped([config], "apalache", "apalache-mc not on PATH and no $APALACHE_HOME/bin/apalache-mc")[0]
     cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_apalache(SPEC_DIR, config, cfg.module, cfg.constants, folder, length=length,
+    result = run_apalache(spec_dir(), config, cfg.module, cfg.constants, folder, length=length,
                           invariants=cfg.invariants, init=cfg.init, mode=mode, max_run=max_run, timeout=timeout)
     (folder / "apalache.log").write_text(result.output)
     common = dict(config=config, tool=f"apalache {mode}", expected=expected_verdict(config), verdict=result.verdict,

@@ -207,6 +207,11 @@ class Verdict:
     proved: bool
     example: dict | None = None
 
+    @property
+    def as_expected(self) -> bool:
+        """A safe policy (SAFE) must be proved; an unsafe one may show its counterexample."""
+        return self.proved or self.policy not in SAFE
+
 
 def concrete(model: z3.ModelRef, s: Setup, bound: int, policy: str = "") -> dict:
     """The concrete logs, epoch files, high watermark and LCP of a z3 model (with the leader's election

@@ -22,7 +22,6 @@ from functools import cache
 from typing import Any
 
 import attrs
-
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import Options
 
@@ -30,6 +29,7 @@ from .broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from .client import ControllerClient
 from .config import HAConfig, ImplConfig
 from .controller import ControllerConfig, ControllerManager
+from .epoch_file import EpochFile
 from .ha import BrokerSet
 from .metadata import META_FILE, TEMP_META_FILE, load_meta, load_temp
 from .processor import ControllerRequestProcessor
@@ -442,6 +442,26 @@ class ImplSystem:
             "acked": frozenset(self._broker_set.acked),
             "seen": frozenset(self._broker_set.seen),
         }
+
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
+        ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``), by this broker set's truncation policy and
+        epoch file (ReplicasManager.handshake): the outcome and the slave's ``slaveEpochs``, ``slaveLeo`` and
+        ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
+        config = self._broker_set.config
+        slave, master = EpochFile(), EpochFile()
+        for f, entries in ((slave, pre["slaveEpochs"]), (master, pre["masterEpochs"])):
+            for epoch, start in entries:
+                f.append(epoch, start)
+        leo, confirm = pre["slaveLeo"], pre["slaveConfirmOffset"]
+        point = config.truncate(slave, leo, confirm, master, pre["masterLeo"], config.kafka_leader_epoch_on_election)
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": slave.entries(), "slaveLeo": leo,
+                                                                           "slaveConfirmOffset": confirm}
+        slave.truncate_suffix_by_offset(point)
+        return {"code": "OK", "truncateOffset": point}, {"slaveEpochs": slave.entries(), "slaveLeo": point,
+                                                         "slaveConfirmOffset": min(confirm, point)}
+
 
 def _broker(system: ImplSystem, process: str) -> BrokerProcess:
     """The process named ``process``; NotEnabled for an unknown one."""

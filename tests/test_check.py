@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from autoswitch.conformance.checker import Checker, initial_states, next_actions, symmetries, violation_trace_meta
-from autoswitch.conformance.cli import SMALL_CONFIGS, main
+from autoswitch.conformance.cli import main
+from autoswitch.conformance.controls import CHECK, SMALL_CONFIGS, in_default
 from autoswitch.conformance.itf import write_trace
 from autoswitch.conformance.replay import PASS, replay_file
 from autoswitch.conformance.specconfig import SpecConfigError, load_spec_config
@@ -29,18 +30,8 @@ TLC_COUNTS: dict[str, tuple[int, int]] = {
     "MC_data_reg1_kip279": (74_592, 24),  # fewer than rocketmq: a Kafka leader files no epoch until it writes
     "MC_data_reg1_kip101": (74_592, 24),
 }
-# negative control -> (the property it must break, the length of the shortest counterexample TLC finds)
-NEGATIVE: dict[str, tuple[str, int]] = {
-    "MC_neg_hw_reg1": ("NoAckedMessageLost", 12),
-    "MC_neg_union": ("NoAckedMessageLost", 16),
-    "MC_neg_allack": ("NoAckedMessageLost", 16),
-    "MC_neg_unclean": ("NoAckedMessageLost", 14),
-    "MC_neg_hw_logmatching": ("LogMatching", 12),
-    "MC_neg_kip101": ("LogMatching", 9),  # K4 as for kip279: 0.11.0.0 also falls back to the high watermark
-    "MC_neg_kip279_noepoch": ("LogMatching", 9),  # K4: Kafka 2.0.0 without KAFKA-7415's epoch entry on election
-    "MC_neg_shortcut": ("NoPhantomRead", 7),
-    "MC_neg_zeroack": ("NoPhantomRead", 8),
-}
+# negative control -> (the property it must break, the length of the shortest counterexample TLC finds): controls.py
+NEGATIVE: dict[str, tuple[str, int]] = {c.cfg: (c.invariant, c.steps) for c in in_default(CHECK) if c.cfg and c.invariant and c.steps}
 
 
 def test_the_small_set_is_every_safe_config_and_negative_control_here() -> None:

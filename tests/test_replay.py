@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from autoswitch.conformance.cli import main
 from autoswitch.conformance.components import KINDS as COMPONENT_KINDS
+from autoswitch.conformance.controls import CONTROLS
 from autoswitch.conformance.replay import DIVERGENCE, MALFORMED, MISSING_VIOLATION, PASS, VIOLATION, replay_file, trace_files
 from autoswitch.conformance.scenarios import all_scenarios
 
@@ -169,11 +170,8 @@ def test_cli_batch_reports_bad_files_and_runs_the_rest(tmp_path: Path) -> None:
     assert len(passing) == 2 * 7  # the seven good B traces, on both engines
 
 
-NEGATIVE = {  # MODEL.md §6 negative controls: trace -> the invariant that must break
-    "K1-hw": "NoAckedMessageLost", "K2-hw": "LogMatching", "K3-kip101": "LogMatching",
-    "rocketmq-5663-expand-without-union": "NoAckedMessageLost", "unclean-election-loses-acked": "NoAckedMessageLost",
-    "all-ack-off-loses-acked": "NoAckedMessageLost",
-}
+NEGATIVE = {  # MODEL.md §6 negative controls (controls.py): trace -> the invariant that must break
+    Path(c.trace).name.removesuffix(".itf.json"): c.invariant for c in CONTROLS if c.trace and c.invariant}
 
 
 @pytest.mark.parametrize(("name", "invariant"), sorted(NEGATIVE.items()))

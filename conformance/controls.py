@@ -1,0 +1,139 @@
+"""The safe configurations and the negative controls of MODEL.md §6, in one table.
+
+Each row names one setting of the model (a truncation policy and the ``Options`` fields that differ from
+the safe defaults) and what it must show: ``invariant`` is None for a safe setting, else the invariant its
+counterexample breaks (the negative control). The same row names where that setting is exercised:
+
+- ``cfg``: the spec configuration ``spec/<cfg>.cfg`` (``autoswitch check``, ``autoswitch tla``, TLC);
+  ``steps`` is the length of the shortest counterexample there (from ``INIT``, as TLC prints it);
+- ``trace``: the committed trace (path under the repository) whose ``#meta.expect`` names the invariant;
+- ``simulation``: the configuration of the simulation grid (``<options>-<policy>-<n>p``) whose walks must
+  find it; ``tolerated``: further invariants the setting is known to break (a walk records them and goes on).
+
+``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
+(``autoswitch tla``), ``tlc`` (the TLC runs of tests/test_spec_tlc.py) and ``simulate`` (the default grid of
+``autoswitch simulate``). The readers keep the row order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+
+from autoswitch.reference import Options
+
+CHECK, TLA, TLC, SIMULATE = "check", "tla", "tlc", "simulate"
+
+
+@frozen
+class Control:
+    """One safe configuration or negative control."""
+
+    name: str
+    policy: str = "rocketmq"
+    options: Mapping[str, Any] = {}  # Options fields that differ from the safe defaults
+    invariant: str | None = None  # None: safe
+    cfg: str | None = None
+    steps: int | None = None
+    trace: str | None = None
+    simulation: str | None = None
+    tolerated: tuple[str, ...] = ()
+    defaults: frozenset[str] = frozenset()
+
+    @property
+    def model_options(self) -> Options:
+        return Options(policy=self.policy, **self.options)
+
+    @property
+    def breaks(self) -> tuple[str, ...]:
+        """The invariants this setting is known to break, the control first."""
+        return () if self.invariant is None else (self.invariant, *self.tolerated)
+
+
+def _defaults(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+# Kafka's fast leader changes (KIP-279): unclean elections, acks from the local set, two in-sync replicas.
+_FAST_LEADER = {"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2}
+
+CONTROLS: tuple[Control, ...] = (
+    # safe settings
+    Control("safe-rocketmq", cfg="MC_data_reg1", simulation="safe-rocketmq-2p", defaults=_defaults(CHECK, SIMULATE)),
+    Control("safe-rocketmq-3p", simulation="safe-rocketmq-3p", defaults=_defaults(SIMULATE)),
+    Control("safe-kip279", "kip279", cfg="MC_data_reg1_kip279", simulation="safe-kip279-2p", defaults=_defaults(CHECK, SIMULATE)),
+    Control("safe-kip279-3p", "kip279", simulation="safe-kip279-3p", defaults=_defaults(SIMULATE)),
+    Control("kafka21-kip279", "kip279", {"kafka_leader_epoch_on_election": True}, simulation="kafka21-kip279-2p",
+            defaults=_defaults(SIMULATE)),
+    Control("safe-kip101", "kip101", cfg="MC_data_reg1_kip101", defaults=_defaults(CHECK)),
+    Control("safe-data", cfg="MC_data", defaults=_defaults(TLA, TLC)),
+    # negative controls (MODEL.md §6)
+    Control("hw", "hw", invariant="NoAckedMessageLost", cfg="MC_neg_hw_reg1", steps=12, trace="traces/kafka/K1-hw.itf.json",
+            simulation="safe-hw-2p", tolerated=("LogMatching",), defaults=_defaults(CHECK, SIMULATE)),
+    Control("union-off", options={"union_ack_fix": False}, invariant="NoAckedMessageLost", cfg="MC_neg_union", steps=16,
+            trace="traces/negative/rocketmq-5663-expand-without-union.itf.json", simulation="union-off-rocketmq-2p",
+            defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),  # RocketMQ #5663
+    Control("allack-off", options={"all_ack_in_sync_state_set": False}, invariant="NoAckedMessageLost", cfg="MC_neg_allack",
+            steps=16, trace="traces/negative/all-ack-off-loses-acked.itf.json", simulation="allack-off-rocketmq-2p",
+            defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),
+    Control("unclean", options={"enable_elect_unclean_master": True}, invariant="NoAckedMessageLost", cfg="MC_neg_unclean",
+            steps=14, trace="traces/negative/unclean-election-loses-acked.itf.json", simulation="unclean-rocketmq-2p",
+            tolerated=("NoPhantomRead",), defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),
+    Control("hw-logmatching", "hw", {"all_ack_in_sync_state_set": False, "in_sync_replicas": 2}, "LogMatching",
+            cfg="MC_neg_hw_logmatching", steps=12, trace="traces/kafka/K2-hw.itf.json", defaults=_defaults(CHECK, TLA, TLC)),
+    # K4 as for kip279: 0.11.0.0 also falls back to the high watermark
+    Control("kip101", "kip101", _FAST_LEADER, "LogMatching", cfg="MC_neg_kip101", steps=9,
+            trace="traces/kafka/K3-kip101.itf.json", simulation="fast-leader-kip101-2p",
+            defaults=_defaults(CHECK, TLA, TLC, SIMULATE)),
+    # K4: Kafka 2.0.0 without KAFKA-7415's epoch entry on election
+    Control("kip279-noepoch", "kip279", _FAST_LEADER, "LogMatching", cfg="MC_neg_kip279_noepoch", steps=9,
+            trace="traces/kafka/K4-kip279.itf.json", simulation="fast-leader-kip279-2p",
+            defaults=_defaults(CHECK, TLC, SIMULATE)),
+    Control("shortcut-off", options={"confirm_shortcut_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_shortcut",
+            steps=7, trace="traces/negative/rocketmq-confirm-shortcut-expand.itf.json", defaults=_defaults(CHECK)),
+    Control("zeroack-off", options={"confirm_zero_ack_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_zeroack", steps=8,
+            trace="traces/negative/rocketmq-confirm-zero-ack.itf.json", defaults=_defaults(CHECK)),
+    # the larger hw configuration (131 s in TLC): in no default set
+    Control("hw-data", "hw", invariant="NoAckedMessageLost", cfg="MC_neg_hw"),
+    Control("reentry-off", options={"epoch_reentry_fix": False}, invariant="LogMatching",
+            trace="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
+    # RocketMQ 5.1.0 without #6662. Not in the default grid: with 5.1.0's rule (confirmOffset recomputed only on a
+    # member's ack) the phantom read needs a third member acking while a disconnected one later wins the election;
+    # 1,000 random walks of freeze-off-rocketmq-3p did not find it (README.md, "Simulation campaigns").
+    Control("freeze-off", options={"confirm_freeze_fix": False}, invariant="NoPhantomRead", simulation="freeze-off-rocketmq-3p"),
+)
+
+
+def in_default(tool: str) -> tuple[Control, ...]:
+    """The rows in ``tool``'s default set, in table order."""
+    return tuple(c for c in CONTROLS if tool in c.defaults)
+
+
+def by_cfg(cfg: str) -> Control | None:
+    return next((c for c in CONTROLS if c.cfg == cfg), None)
+
+
+def expected_violation(cfg: str) -> str | None:
+    """The invariant spec/CFG.cfg must break; None: every property must hold. A configuration outside the
+    table is a negative control when it is named ``MC_neg_*`` (then any violation will do: ``"*"``)."""
+    row = by_cfg(cfg)
+    if row is not None:
+        return row.invariant
+    return "*" if cfg.startswith("MC_neg_") else None
+
+
+def breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a setting is known to break, the control first: the rows of exactly this Kafka policy and
+    these options, then those of the policy alone, then the RocketMQ rows whose options are among these
+    (e.g. unclean election together with acks from the local set breaks what each breaks alone)."""
+    kafka = [c for c in CONTROLS if policy != "rocketmq" and c.policy == policy]
+    exact = [c.invariant for c in kafka if c.invariant and c.options == options]
+    alone = [name for c in kafka if not c.options for name in c.breaks]
+    mixed = [name for c in CONTROLS if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
+             for name in c.breaks]
+    return tuple(dict.fromkeys([*exact, *alone, *mixed]))
+
+
+SMALL_CONFIGS = tuple(c.cfg for c in in_default(CHECK) if c.cfg)
