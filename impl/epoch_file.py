@@ -3,7 +3,7 @@
 Entries ``(epoch, startOffset)`` with both strictly increasing, kept as two parallel lists so that the
 lookups the handshake makes (the entry of an epoch, the last entry at most an epoch, the first above it,
 the entries starting at or beyond an offset) are binary searches. Behaviour is that of
-``reference/epochs.py``; the order of both columns is what makes the searches equal to its linear scans.
+``reference/epoch_file.py``; the order of both columns is what makes the searches equal to its linear scans.
 
 Persisted by a :class:`~autoswitch.impl.storage.Storage` in RocketMQ's line format, one ``epoch-startOffset``
 line per entry, rewritten (atomically, by the backend) whenever the file changes.
