@@ -7,7 +7,7 @@ campaign must find (``control``); ``may_break`` lists every invariant the option
 
 A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
 with a hash of the three, so any walk re-runs alone, bit for bit. At every step the action drawn is
-applied to the reference and the implementation side by side; both must agree on whether it is enabled,
+applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
 on its outcome and on every variable, and every invariant and action property is checked on the
 reference's variables. The first violation or divergence ends the walk.
 """
@@ -184,7 +184,9 @@ def abstract_state(v: Mapping[str, Any]) -> int:
 
 
 class Drawer:
-    """Draws the next action of a walk from the current variables with the configuration's weights."""
+    """Draws the next action of a walk from the current variables with the configuration's weights: a
+    move, then a tag (generate.py's protocol steps by role, or a request of the action table), then its
+    parameters by kind (generate.process_action, generate.controller_request)."""
 
     def __init__(self, config: Config, weights: Mapping[str, float]):
         self.procs = sorted(config.processes)

@@ -84,7 +84,7 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
     actions without a choice of parameters come first in each group (the order the checker has always
     tried them in: its shortest counterexamples stay the same). A switched action is there when its
     switch is TRUE."""
-    entries = [a for a in ACTIONS.values() if a.next and (a.switch is None or domains.switch(a.switch))]
+    entries = [a for a in ACTIONS.values() if a.in_next and (a.switch is None or domains.switch(a.switch))]
     out: list[dict[str, Any]] = []
     for p in domains.processes:
         for group in (PROCESS_GROUP, DATA):

@@ -10,7 +10,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from autoswitch.reference.actions import ACTIONS, ADDR, BROKER_ID, BROKER_IDS, CONTROLLER, LOST, PROCESS, SCAN, TRIGGERS, tags
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_ID,
+    BROKER_IDS,
+    CONTROLLER,
+    LOST,
+    PROCESS,
+    SCAN,
+    TRIGGERS,
+    record,
+    tags,
+)
 from autoswitch.reference.precondition import NotEnabled
 
 from .engines import Config, ReferenceEngine
@@ -31,10 +43,9 @@ NEXT_STEP = {
     "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister",
 }
 REGISTERED_STEPS = ["SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet"]
-
-
 # The tags a REGISTERED process of a data-path walk may take, each once (campaign weights name them).
 REGISTERED_TAGS = tuple(dict.fromkeys([t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"] + MASTER_STEPS + SLAVE_STEPS))
+assert set(REGISTERED_STEPS + MASTER_STEPS + SLAVE_STEPS + [*NEXT_STEP.values()]) <= set(ACTIONS), "a step that is not in the table"
 
 
 def _subset(rng: random.Random, top: int) -> frozenset[int]:
@@ -63,7 +74,7 @@ def process_action(rng: random.Random, v: dict[str, Any], p: str, tag: str, addr
     draws whatever the tag)."""
     draw = {PROCESS: p, LOST: rng.random() < lost, ADDR: rng.choice(addrs),
             BROKER_IDS: _subset(rng, len(v["metaFile"]) + 1), BROKER_ID: rng.randint(1, len(v["metaFile"]))}
-    return {"tag": tag, **{name: draw[kind] for name, kind in ACTIONS[tag].params.items()}}
+    return record(tag, draw)
 
 
 def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:

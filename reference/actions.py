@@ -56,7 +56,7 @@ Run = Callable[[System, Mapping[str, Any], Options], tuple[System, frozendict]]
 @frozen
 class ActionDef:
     """One tag of the alphabet. ``run(system, action, options)`` is its reference function (None for the
-    tags ``step`` does not run: Init, and the leadership tags ``cluster.step`` runs). ``next``: an action
+    tags ``step`` does not run: Init, and the leadership tags ``cluster.step`` runs). ``in_next``: an action
     of the spec's Next, when the spec configuration's ``switch`` (if any) is TRUE. ``optional``: the
     parameters a trace may add (spec/README.md, "Trace kinds")."""
 
@@ -64,7 +64,7 @@ class ActionDef:
     group: str
     params: Mapping[str, Kind]
     run: Run | None
-    next: bool = False
+    in_next: bool = False
     switch: str | None = None
     optional: Mapping[str, Kind] = {}
 
@@ -91,20 +91,21 @@ _clean = _on_controller(ctl.clean_broker_data)
 # the broker set a request names (absent: the default set), the configuration a process restarts with
 # (absent: the one it had)
 SET_PARAMS = {"clusterName": NAME, "brokerName": NAME}
-P = {"process": PROCESS}
+_PROCESS = {"process": PROCESS}
 
 
-def _c(tag: str, params: Mapping[str, Kind], run: Run, next: bool = False, switch: str | None = None,
+def _c(tag: str, params: Mapping[str, Kind], run: Run, in_next: bool = False, switch: str | None = None,
        optional: Mapping[str, Kind] = SET_PARAMS) -> ActionDef:
-    return ActionDef(tag, CONTROLLER, params, run, next, switch, optional)
+    return ActionDef(tag, CONTROLLER, params, run, in_next, switch, optional)
 
 
-def _p(tag: str, params: Mapping[str, Kind], run: Run, switch: str | None = None, optional: Mapping[str, Kind] = {}) -> ActionDef:
-    return ActionDef(tag, PROCESS_GROUP, {**P, **params}, run, True, switch, optional)
+def _p(tag: str, params: Mapping[str, Kind], run: Run, switch: str | None = None,
+       optional: Mapping[str, Kind] | None = None) -> ActionDef:
+    return ActionDef(tag, PROCESS_GROUP, {**_PROCESS, **params}, run, True, switch, optional or {})
 
 
 def _d(tag: str, params: Mapping[str, Kind], run: Run) -> ActionDef:
-    return ActionDef(tag, DATA, {**P, **params}, run, True, "DataPath")
+    return ActionDef(tag, DATA, {**_PROCESS, **params}, run, True, "DataPath")
 
 
 _TABLE = (
@@ -117,16 +118,16 @@ _TABLE = (
     _c("RegisterBrokerToController", {"brokerId": BROKER_ID, "addr": ADDR},
        lambda s, a, o: _register(s, a["brokerId"], a["addr"])),
     _c("ElectMaster", {"trigger": TRIGGER, "brokerId": BROKER_ID},
-       lambda s, a, o: _elect(s, a["trigger"], a["brokerId"], o), next=True),  # Next: the admin's ElectMaster
+       lambda s, a, o: _elect(s, a["trigger"], a["brokerId"], o), in_next=True),  # Next: the admin's ElectMaster
     _c("AlterSyncStateSet", {"masterId": BROKER_ID, "masterEpoch": EPOCH, "newSyncStateSet": BROKER_IDS, "syncStateSetEpoch": EPOCH},
        lambda s, a, o: _alter(s, a["masterId"], a["masterEpoch"], frozenset(a["newSyncStateSet"]), a["syncStateSetEpoch"])),
     _c("GetReplicaInfo", {}, lambda s, a, o: _info(s)),
     _c("BrokerHeartbeat", {"brokerId": BROKER_ID, "epoch": EPOCH, "maxOffset": OFFSET, "priority": PRIORITY},
        lambda s, a, o: _heartbeat(s, a["brokerId"], a["epoch"], a["maxOffset"], a["priority"])),
-    _c("HeartbeatExpire", {"brokerId": BROKER_ID}, lambda s, a, o: _expire(s, a["brokerId"]), next=True),
-    _c("ControllerFailover", {}, lambda s, a, o: _failover(s), next=True, optional={}),
+    _c("HeartbeatExpire", {"brokerId": BROKER_ID}, lambda s, a, o: _expire(s, a["brokerId"]), in_next=True),
+    _c("ControllerFailover", {}, lambda s, a, o: _failover(s), in_next=True, optional={}),
     _c("CleanBrokerData", {"brokerIds": BROKER_IDS, "cleanLiving": FLAG},
-       lambda s, a, o: _clean(s, frozenset(a["brokerIds"]), a["cleanLiving"]), next=True, switch="AllowCleanBrokerData"),
+       lambda s, a, o: _clean(s, frozenset(a["brokerIds"]), a["cleanLiving"]), in_next=True, switch="AllowCleanBrokerData"),
     # process-level: a broker process's registration, heartbeats, elections, crash and restart
     _p("LoadMetaFile", {}, lambda s, a, o: broker.load_meta_file(s, a["process"])),
     _p("LoadTempFile", {}, lambda s, a, o: broker.load_temp_file(s, a["process"])),
@@ -165,3 +166,11 @@ ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
 def tags(*groups: str) -> tuple[str, ...]:
     """The tags of ``groups``, in the table's order."""
     return tuple(t for t, a in ACTIONS.items() if a.group in groups)
+
+
+def record(tag: str, values: Mapping[Kind, Any]) -> dict[str, Any]:
+    """The action record of ``tag``, each parameter's value taken from ``values`` by its kind."""
+    missing = [f"{n} ({k.domain})" for n, k in ACTIONS[tag].params.items() if k not in values]
+    if missing:
+        raise ValueError(f"{tag}: no value for {', '.join(missing)}")
+    return {"tag": tag, **{name: values[kind] for name, kind in ACTIONS[tag].params.items()}}
