@@ -4,8 +4,8 @@ within a spec configuration's bounds (conformance/specconfig.py), the way TLC ex
 - The initial states are the spec's Init (each process under each of its addresses) or InitRegistered
   (reached from Init by the registration steps AutoSwitch.tla documents, for each order of the processes).
 - The actions are those of AutoSwitch's Next for the configuration's processes, addresses and ids
-  (explore.next_actions, read from the action table); Write is bounded by MaxMsgs and a successor
-  outside StateConstraint is dropped (not counted, not checked).
+  (explore.NextActions, read from the action table; Write bounded by MaxMsgs); a successor outside
+  StateConstraint is dropped (not counted, not checked).
   The bounds cut perturbations only: epochs and the clock grow through elections, alters and fresh
   checkCodes, never through the steps that heal the set.
 - Every distinct state is checked against the configuration's invariants and every transition, also to
@@ -32,7 +32,7 @@ from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
 
-from .explore import next_actions
+from .explore import NextActions
 from .specconfig import SpecConfig, SpecConfigError
 
 Action = Mapping[str, Any]
@@ -164,8 +164,7 @@ class Checker:
                  properties: Sequence[str] | None = None):
         self.spec = spec
         self.opts = spec.options
-        self.actions = next_actions(spec)
-        self.max_msgs = spec.bound("MaxMsgs")
+        self.actions = NextActions(spec)
         self.bounds = (spec.bound("MaxEpoch"), spec.bound("MaxClock"), spec.bound("MaxNextBrokerId"))
         names = {i.name: i for i in STATE_INVARIANTS}
         props = {p.name: p for p in ACTION_PROPERTIES}
@@ -192,10 +191,7 @@ class Checker:
     def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
         """(action, successor, outcome, whether the successor satisfies the state constraint) for each
         action of Next enabled in ``s``."""
-        write_enabled = s.next_msg <= self.max_msgs
-        for action in self.actions:
-            if action["tag"] == "Write" and not write_enabled:
-                continue
+        for action in self.actions(s):
             try:
                 w, outcome = step(s, action, self.opts)
             except NotEnabled:

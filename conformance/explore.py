@@ -29,6 +29,7 @@ from autoswitch.reference.actions import (
     Kind,
 )
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import System
 
 from .replay import broken_properties
 
@@ -50,6 +51,8 @@ class Domains(Protocol):
     def broker_ids(self) -> tuple[int, ...]: ...
 
     def switch(self, name: str) -> bool: ...
+
+    def bound(self, name: str) -> int: ...
 
 
 def subsets(ids: Sequence[int]) -> list[frozenset[int]]:
@@ -95,6 +98,19 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
         if "process" not in entry.params:
             out += _records(entry, domains)
     return out
+
+
+class NextActions:
+    """The actions of Next in a state (stateright's ``Model::actions``): ``next_actions`` computed once,
+    less Write once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``)."""
+
+    def __init__(self, domains: Domains):
+        self.all = next_actions(domains)
+        self.without_write = [a for a in self.all if a["tag"] != "Write"]
+        self.max_msgs = domains.bound("MaxMsgs")
+
+    def __call__(self, s: System) -> list[dict[str, Any]]:
+        return self.all if s.next_msg <= self.max_msgs else self.without_write
 
 
 # --- one checked step ------------------------------------------------------------------------------
