@@ -2,9 +2,10 @@
 spec's ``Next`` for a configuration's domains, read from the action table (reference/actions.py), and the
 one checked step that the simulation's walks and the tests' generators take on both engines.
 
-The explicit-state checker (checker.py) tries every action of ``next_actions``; the simulation's drawer
-(campaign.py) and the generators (generate.py, the tests) draw tags from the table and parameters from the
-same domains, with weights.
+The explicit-state checker (checker.py) tries every action ``NextActions`` gives for a state; the
+simulation's drawer (campaign.py) and the generators (generate.py, the tests) draw tags from the table and
+a value for each parameter by its kind, with weights, over wider domains than Next's (stale ids, fresh
+addresses, raw requests).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Domains(Protocol):
     def bound(self, name: str) -> int: ...
 
 
-def subsets(ids: Sequence[int]) -> list[frozenset[int]]:
+def _subsets(ids: Sequence[int]) -> list[frozenset[int]]:
     """SUBSET ids, smallest first."""
     return [frozenset(c) for r in range(len(ids) + 1) for c in itertools.combinations(ids, r)]
 
@@ -66,7 +67,7 @@ def _values(kind: Kind, domains: Domains, process: str | None) -> Sequence[Any]:
     if kind == BROKER_ID:
         return domains.broker_ids
     if kind == BROKER_IDS:
-        return subsets(domains.broker_ids)
+        return _subsets(domains.broker_ids)
     if kind in (LOST, FLAG):
         return (False, True)
     if kind == TRIGGER:
