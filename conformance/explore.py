@@ -153,7 +153,8 @@ def check_step(ref: Any, impl: Any | None, action: Mapping[str, Any], step: int,
                 impl.step(action)
             except NotEnabled:
                 return None, None
-            return Failure(DIVERGENCE, "enabled", step, f"{action['tag']}: the implementation took an action the reference refuses"), None
+            refused = f"{action['tag']}: the implementation took an action the reference refuses"
+            return Failure(DIVERGENCE, "enabled", step, refused), None
         return None, None
     after = ref.variables()
     if impl is not None:

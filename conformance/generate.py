@@ -45,7 +45,7 @@ NEXT_STEP = {
 REGISTERED_STEPS = ["SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet"]
 # The tags a REGISTERED process of a data-path walk may take, each once (campaign weights name them).
 REGISTERED_TAGS = tuple(dict.fromkeys([t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"] + MASTER_STEPS + SLAVE_STEPS))
-assert set(REGISTERED_STEPS + MASTER_STEPS + SLAVE_STEPS + [*NEXT_STEP.values()]) <= set(ACTIONS), "a step that is not in the table"
+assert set(REGISTERED_STEPS + MASTER_STEPS + SLAVE_STEPS + [*NEXT_STEP.values()]) <= set(ACTIONS), "a tag not in the table"
 
 
 def _subset(rng: random.Random, top: int) -> frozenset[int]:

@@ -189,7 +189,8 @@ def test_file_commit_log_recovers_from_disk(tmp_path: Any) -> None:
 
 NAMES = tuple(PROCESSES)
 # EnvNext's actions (CleanBrokerData rarely, below), the scan twice as often
-_ENV_TAGS = (*tags(SCAN), *(a.tag for a in ACTIONS.values() if a.in_next and "process" not in a.params and a.tag != "CleanBrokerData"))
+_ENV_TAGS = (*tags(SCAN),
+             *(a.tag for a in ACTIONS.values() if a.in_next and "process" not in a.params and a.tag != "CleanBrokerData"))
 
 
 def random_data_action(rng: random.Random, s: System) -> dict[str, Any]:

@@ -121,8 +121,8 @@ class SystemMachine(ModelsAgree):
 
     data = False  # whether a REGISTERED process also takes data-path steps (generate.registered_steps)
 
-    @rule(p=st.sampled_from(sorted(PROCS)), lost=st.booleans(), addr=st.sampled_from(ADDRS), pick=st.integers(0, 99), new_set=SETS,
-          broker_id=st.integers(1, 3))
+    @rule(p=st.sampled_from(sorted(PROCS)), lost=st.booleans(), addr=st.sampled_from(ADDRS), pick=st.integers(0, 99),
+          new_set=SETS, broker_id=st.integers(1, 3))
     def advance(self, p: str, lost: bool, addr: str, pick: int, new_set: frozenset, broker_id: int) -> None:
         """Take the next step of ``p``'s protocol (most of the exploration goes this way)."""
         if self.after["regState"][p] == "REGISTERED":
