@@ -7,7 +7,7 @@ campaign must find (``control``); ``may_break`` lists every invariant the option
 
 A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
 with a hash of the three, so any walk re-runs alone, bit for bit. At every step the action drawn is
-applied to the reference and the implementation side by side; both must agree on whether it is enabled,
+applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
 on its outcome and on every variable, and every invariant and action property is checked on the
 reference's variables. The first violation or divergence ends the walk.
 """
@@ -24,15 +24,14 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.reference import Options
-from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.truncation import POLICIES
 
 from . import controls
 from .engines import Config, make_engine
-from .generate import UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step
-from .replay import broken_properties
+from .explore import Failure, check_step
+from .generate import REGISTERED_TAGS, UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step
 
-VIOLATION, DIVERGENCE, PASS = "violation", "divergence", "pass"
+PASS = "pass"
 
 # What a walk does at each step, by weight: a process takes a protocol step (registration, heartbeat,
 # election, the data path: healing and progress), or a fault or stray request happens. Within a
@@ -44,9 +43,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "process": 90, "Crash": 2, "HeartbeatExpire": 1.5, "ControllerElectScan": 2, "ControllerFailover": 0.5, "request": 4,
     "lost": 0.05,
 }
-STEP_TAGS = ("SendHeartbeat", "SyncReplicaInfo", "SendElectMaster", "Write", "Expand", "Shrink", "AlterArrives", "Flush",
-             "Consume", "Handshake", "Transfer", "Ack")
-WEIGHT_NAMES = (*MOVES, *STEP_TAGS, "lost")
+WEIGHT_NAMES = (*MOVES, *REGISTERED_TAGS, "lost")
 
 
 @frozen
@@ -176,7 +173,9 @@ def abstract_state(v: Mapping[str, Any]) -> int:
 
 
 class Drawer:
-    """Draws the next action of a walk from the current variables with the configuration's weights."""
+    """Draws the next action of a walk from the current variables with the configuration's weights: a
+    move, then a tag (generate.py's protocol steps by role, or a request of the action table), then its
+    parameters by kind (generate.process_action, generate.controller_request)."""
 
     def __init__(self, config: Config, weights: Mapping[str, float]):
         self.procs = sorted(config.processes)
@@ -208,17 +207,6 @@ class Drawer:
 
 
 @frozen
-class Failure:
-    """How a walk failed: ``kind`` violation or divergence, ``name`` the invariant (or the diverging
-    field), ``step`` the state index (1 = after the first action)."""
-
-    kind: str
-    name: str
-    step: int
-    detail: str = ""
-
-
-@frozen
 class Run:
     """A checked run: the actions taken (enabled ones only), the failure if any, the abstract states,
     and the tolerated properties that failed on the way (name -> first state index)."""
@@ -227,52 +215,6 @@ class Run:
     failure: Failure | None
     states: list[int]
     tolerated: dict[str, int]
-
-
-def _divergence(ref: Any, impl: Any) -> str:
-    """The first variable (and key) where the implementation's variables differ from the reference's."""
-    for name, want in ref.items():
-        got = impl.get(name)
-        if got != want:
-            if isinstance(want, dict) and isinstance(got, dict):
-                key = next(k for k in sorted(set(want) | set(got), key=repr) if want.get(k) != got.get(k))
-                return f"{name}[{key!r}]"
-            return name
-    return "variables"
-
-
-def check_step(ref: Any, impl: Any | None, action: Mapping[str, Any], step: int, before: dict[str, Any],
-               tolerated: dict[str, int]) -> tuple[Failure | None, dict[str, Any] | None]:
-    """Apply ``action`` to both engines. Returns (failure, variables after); (None, None) when the action
-    is disabled on both (nothing happened). A broken property already in ``tolerated`` is not a failure:
-    its first state index is recorded there instead."""
-    try:
-        expected = ref.step(action)
-    except NotEnabled:
-        if impl is not None:
-            try:
-                impl.step(action)
-            except NotEnabled:
-                return None, None
-            return Failure(DIVERGENCE, "enabled", step, f"{action['tag']}: the implementation took an action the reference refuses"), None
-        return None, None
-    after = ref.variables()
-    if impl is not None:
-        try:
-            got = impl.step(action)
-        except NotEnabled as e:
-            return Failure(DIVERGENCE, "enabled", step, f"{action['tag']}: the implementation refuses it: {e}"), after
-        if got != expected:
-            return Failure(DIVERGENCE, "outcome", step, f"{action['tag']}: {dict(got)} != {dict(expected)}"), after
-        impl_vars = impl.variables()
-        if impl_vars != after:
-            return Failure(DIVERGENCE, _divergence(after, impl_vars), step, f"after {action['tag']}"), after
-    for name in broken_properties(before, after):
-        if name not in tolerated:
-            return Failure(VIOLATION, name, step, f"after {action['tag']}"), after
-        if tolerated[name] < 0:
-            tolerated[name] = step
-    return None, after
 
 
 def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,

@@ -3,8 +3,9 @@ within a spec configuration's bounds (conformance/specconfig.py), the way TLC ex
 
 - The initial states are the spec's Init (each process under each of its addresses) or InitRegistered
   (reached from Init by the registration steps AutoSwitch.tla documents, for each order of the processes).
-- The actions are those of AutoSwitch's Next for the configuration's processes, addresses and ids; Write
-  is bounded by MaxMsgs and a successor outside StateConstraint is dropped (not counted, not checked).
+- The actions are those of AutoSwitch's Next for the configuration's processes, addresses and ids
+  (explore.NextActions, read from the action table; Write bounded by MaxMsgs); a successor outside
+  StateConstraint is dropped (not counted, not checked).
   The bounds cut perturbations only: epochs and the clock grow through elections, alters and fresh
   checkCodes, never through the steps that heal the set.
 - Every distinct state is checked against the configuration's invariants and every transition, also to
@@ -31,43 +32,10 @@ from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
 
+from .explore import NextActions
 from .specconfig import SpecConfig, SpecConfigError
 
 Action = Mapping[str, Any]
-
-PROCESS_TAGS = ("LoadMetaFile", "LoadTempFile", "CreateTempFile", "AbandonTempFile", "WriteMetaFile", "DeleteTempFile",
-                "SyncReplicaInfo", "SendHeartbeat", "Crash")
-LOSSY_PROCESS_TAGS = ("SendApplyBrokerId", "SendRegister", "SendElectMaster")
-DATA_TAGS = ("Write", "Handshake", "Transfer", "Ack", "AlterArrives", "Flush", "Consume")
-
-
-def _subsets(ids: Sequence[int]) -> list[frozenset[int]]:
-    return [frozenset(c) for r in range(len(ids) + 1) for c in itertools.combinations(ids, r)]
-
-
-def next_actions(spec: SpecConfig) -> list[dict[str, Any]]:
-    """Every action record of AutoSwitch's Next for the configuration, in the order TLC's disjuncts
-    list them (ProcessNext and DataNext for each process, then EnvNext)."""
-    ids = spec.broker_ids
-    actions: list[dict[str, Any]] = []
-    for p in spec.processes:
-        actions += [{"tag": tag, "process": p} for tag in PROCESS_TAGS]
-        actions += [{"tag": tag, "process": p, "lost": lost} for tag in LOSSY_PROCESS_TAGS for lost in (False, True)]
-        if spec.switch("AnySetAlter"):
-            actions += [{"tag": "SendAlterSyncStateSet", "process": p, "newSyncStateSet": s, "lost": lost}
-                        for s in _subsets(ids) for lost in (False, True)]
-        actions += [{"tag": "Restart", "process": p, "addr": a} for a in spec.addrs[p]]
-        if spec.switch("DataPath"):
-            actions += [{"tag": tag, "process": p} for tag in DATA_TAGS]
-            actions += [{"tag": tag, "process": p, "brokerId": i, "lost": lost}
-                        for tag in ("Expand", "Shrink") for i in ids for lost in (False, True)]
-    actions.append({"tag": "ControllerElectScan"})
-    actions += [{"tag": "ElectMaster", "trigger": "admin", "brokerId": i} for i in ids]
-    actions += [{"tag": "HeartbeatExpire", "brokerId": i} for i in ids]
-    actions.append({"tag": "ControllerFailover"})
-    if spec.switch("AllowCleanBrokerData"):
-        actions += [{"tag": "CleanBrokerData", "brokerIds": s, "cleanLiving": c} for s in _subsets(ids) for c in (False, True)]
-    return actions
 
 
 def registration_steps(order: Sequence[str]) -> list[dict[str, Any]]:
@@ -196,8 +164,7 @@ class Checker:
                  properties: Sequence[str] | None = None):
         self.spec = spec
         self.opts = spec.options
-        self.actions = next_actions(spec)
-        self.max_msgs = spec.bound("MaxMsgs")
+        self.actions = NextActions(spec)
         self.bounds = (spec.bound("MaxEpoch"), spec.bound("MaxClock"), spec.bound("MaxNextBrokerId"))
         names = {i.name: i for i in STATE_INVARIANTS}
         props = {p.name: p for p in ACTION_PROPERTIES}
@@ -224,10 +191,7 @@ class Checker:
     def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
         """(action, successor, outcome, whether the successor satisfies the state constraint) for each
         action of Next enabled in ``s``."""
-        write_enabled = s.next_msg <= self.max_msgs
-        for action in self.actions:
-            if action["tag"] == "Write" and not write_enabled:
-                continue
+        for action in self.actions(s):
             try:
                 w, outcome = step(s, action, self.opts)
             except NotEnabled:

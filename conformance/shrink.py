@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .campaign import DIVERGENCE, FAULTS, Failure, Run, rerun
+from .campaign import FAULTS, Run, rerun
+from .explore import DIVERGENCE, Failure
 from .engines import Config
 
 MAX_RERUNS = 3000  # a bound on the work for one walk; the result is still a failing trace if reached

@@ -11,11 +11,12 @@ from typing import Any
 
 from attrs import frozen
 
+from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
+
 from .campaign import PASS, grid
 from .simulate import Campaign, RunStats
-from .vocabulary import ACTIONS
 
-WALKABLE = len(ACTIONS) - 2  # every tag but Init and CleanBrokerData, which walks never draw
+WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
 
 
 @frozen

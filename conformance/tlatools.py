@@ -9,7 +9,7 @@
   configuration's constants (``apalache_module``) in a given folder, verdict from the exit code.
 - ``project_state``: the spec pads ``action`` and ``outcome`` to one record type (Apalache needs that)
   and writes a checkCode as a record ``[addr, ts]``; this maps a spec state to the reference's
-  vocabulary (MODEL.md §7, conformance/vocabulary.py) so that a model-checker trace can be replayed.
+  vocabulary (MODEL.md §7, reference/actions.py) so that a model-checker trace can be replayed.
 """
 
 from __future__ import annotations
@@ -356,10 +356,10 @@ def check_code_str(value: Any) -> Any:
 
 def project_action(action: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's padded action record reduced to ``tag`` and the parameters of that tag."""
-    from .vocabulary import ACTIONS
+    from autoswitch.reference.actions import ACTIONS
 
     tag = action["tag"]
-    params = ACTIONS.get(tag, {})
+    params = ACTIONS[tag].params if tag in ACTIONS else {}
     return {"tag": tag, **{k: check_code_str(action[k]) for k in params if k in action}}
 
 

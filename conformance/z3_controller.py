@@ -35,6 +35,7 @@ from attrs import evolve, frozen
 from frozendict import frozendict
 
 from autoswitch.reference import codes
+from autoswitch.reference.actions import ACTIONS, BOOL, CONTROLLER, SCAN, TRIGGERS, tags
 from autoswitch.reference.cluster import is_spec_step
 from autoswitch.reference.controller import addr_of_check_code
 from autoswitch.reference.precondition import NotEnabled
@@ -44,7 +45,7 @@ from autoswitch.reference.step import step as reference_step
 from .engines import Config, ReferenceEngine, config_from_meta
 from .generate import controller_request, random_walk
 from .itf import TraceError, load_trace
-from .vocabulary import CONTROLLER_ACTIONS, DISABLED, TRIGGERS
+from .vocabulary import DISABLED
 
 Bool = z3.BoolRef
 Int = z3.ArithRef
@@ -303,20 +304,21 @@ TRANSITIONS: dict[str, Transition] = {
     "CleanBrokerData": _clean,
     "ControllerElectScan": _scan,
 }
-assert set(TRANSITIONS) == set(CONTROLLER_ACTIONS)
+CONTROLLER_TAGS = tags(SCAN, CONTROLLER)
+assert set(TRANSITIONS) == set(CONTROLLER_TAGS)
 
 
 def symbolic_request(tag: str, n: int, name: str = "r") -> tuple[Request, list[Bool]]:
     """Fresh z3 parameters of ``tag`` and their domain (see the module docstring)."""
     r: Request = {}
     domain: list[Bool] = []
-    for param, kind in CONTROLLER_ACTIONS[tag].items():
+    for param, kind in ACTIONS[tag].params.items():
         if param == "checkCode":
             r["ccAddr"], r["ccTs"] = z3.Int(f"{name}_ccAddr"), z3.Int(f"{name}_ccTs")
         elif param in ("newSyncStateSet", "brokerIds"):
             r[param] = {b: z3.Bool(f"{name}_{param}_{b}") for b in range(0, n + 1)}
             r["beyond"] = z3.Bool(f"{name}_beyond")
-        elif kind == "bool":
+        elif kind.type == BOOL:
             r[param] = z3.Bool(f"{name}_{param}")
         else:
             r[param] = z3.Int(f"{name}_{param}")
@@ -434,7 +436,7 @@ def controller_values(c: Controller, n: int, names: Names) -> dict[str, Any]:
 def request_values(action: Mapping[str, Any], n: int, names: Names) -> dict[str, Any]:
     """The values of a controller action record in the shape of :func:`symbolic_request`."""
     r: dict[str, Any] = {}
-    for param, kind in CONTROLLER_ACTIONS[action["tag"]].items():
+    for param in ACTIONS[action["tag"]].params:
         value = action[param]
         if param == "checkCode":
             a, t = Names.split(value)
@@ -505,7 +507,7 @@ def request_from_model(model: z3.ModelRef, tag: str, r: Request, names: Names) -
         return z3.is_true(v) if z3.is_bool(x) else v.as_long()
 
     action: dict[str, Any] = {"tag": tag}
-    for param in CONTROLLER_ACTIONS[tag]:
+    for param in ACTIONS[tag].params:
         if param == "checkCode":
             action[param] = names.addr_str(val(r["ccAddr"])) + names.stamp_str(val(r["ccTs"]))
         elif param in ("newSyncStateSet", "brokerIds"):
@@ -694,7 +696,7 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
             if state.get("outcome") == {"code": DISABLED}:
                 continue  # refused: no step
             action = state["action"]
-            request = action["tag"] in CONTROLLER_ACTIONS and is_spec_step(engine.cluster, action)
+            request = action["tag"] in CONTROLLER_TAGS and is_spec_step(engine.cluster, action)
             steps.append((engine.state.controller, action if request else None))
             engine.step(action)
         steps.append((engine.state.controller, None))
@@ -703,14 +705,7 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
 
 def random_requests(rng: random.Random, top_id: int, count: int) -> list[dict[str, Any]]:
     """Arbitrary controller requests over small domains (generate.controller_request), CleanBrokerData too."""
-    out = []
-    for _ in range(count):
-        if rng.random() < 0.1:
-            out.append({"tag": "CleanBrokerData", "brokerIds": frozenset(b for b in range(0, top_id + 1) if rng.random() < 0.3),
-                        "cleanLiving": rng.random() < 0.5})
-        else:
-            out.append(controller_request(rng, top_id))
-    return out
+    return [controller_request(rng, top_id, clean=0.1) for _ in range(count)]
 
 
 def agreement(examples: Iterable[tuple[Controller, Mapping[str, Any]]], at_least: int = 3) -> tuple[int, list[str]]:

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from autoswitch.conformance.checker import Checker, initial_states, next_actions, symmetries, violation_trace_meta
+from autoswitch.conformance.checker import Checker, initial_states, symmetries, violation_trace_meta
 from autoswitch.conformance.cli import main
 from autoswitch.conformance.controls import CHECK, SMALL_CONFIGS, in_default
+from autoswitch.conformance.explore import next_actions
 from autoswitch.conformance.itf import write_trace
 from autoswitch.conformance.replay import PASS, replay_file
 from autoswitch.conformance.specconfig import SpecConfigError, load_spec_config

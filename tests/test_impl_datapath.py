@@ -17,7 +17,21 @@ from autoswitch.impl.engine import ImplSystem
 from autoswitch.impl.epoch_file import EPOCH_FILE, CorruptEpochFile, EpochFile
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.impl.truncation import TRUNCATE as IMPL_TRUNCATE
+from autoswitch.conformance.generate import MASTER_STEPS, NEXT_STEP, REGISTERED_STEPS, SLAVE_STEPS
 from autoswitch.reference import NotEnabled, Options
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_ID,
+    BROKER_IDS,
+    LOST,
+    PROCESS,
+    SCAN,
+    TRIGGERS,
+    Kind,
+    record,
+    tags,
+)
 from autoswitch.reference import epoch_file as ref_epoch_file
 from autoswitch.reference.state import NO_MASTER, System
 from autoswitch.reference.truncation import TRUNCATE as REF_TRUNCATE
@@ -174,13 +188,9 @@ def test_file_commit_log_recovers_from_disk(tmp_path: Any) -> None:
 # ---- differential test against the reference -------------------------------------------------------
 
 NAMES = tuple(PROCESSES)
-_NEXT_REGISTRATION = {
-    "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
-    "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister", "DOWN": "Restart",
-}  # fmt: skip
-_MASTER_TAGS = ("Write", "Write", "Write", "Expand", "Expand", "Shrink", "AlterArrives", "Flush", "Consume")
-_SLAVE_TAGS = ("Handshake", "Transfer", "Transfer", "Transfer", "Ack", "Ack", "Flush", "Consume")
-_CONTROL_TAGS = ("SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet")
+# EnvNext's actions (CleanBrokerData rarely, below), the scan twice as often
+_ENV_TAGS = (*tags(SCAN),
+             *(a.tag for a in ACTIONS.values() if a.in_next and "process" not in a.params and a.tag != "CleanBrokerData"))
 
 
 def random_data_action(rng: random.Random, s: System) -> dict[str, Any]:
@@ -192,44 +202,45 @@ def random_data_action(rng: random.Random, s: System) -> dict[str, Any]:
     if roll < 0.015:
         return {"tag": "Crash", "process": p}
     if roll < 0.05:
-        tag = rng.choice(("HeartbeatExpire", "ControllerElectScan", "ControllerElectScan", "ElectMaster", "ControllerFailover"))
+        tag = rng.choice(_ENV_TAGS)
         if rng.random() < 0.05:
             tag = "CleanBrokerData"
         b = rng.randint(1, 4)
         if tag == "HeartbeatExpire":
             return {"tag": tag, "brokerId": b}
         if tag == "ElectMaster":
-            trigger = rng.choice(("broker", "controller", "admin"))
+            trigger = rng.choice(TRIGGERS)
             return {"tag": tag, "trigger": trigger, "brokerId": NO_MASTER if trigger == "controller" else b}
         if tag == "CleanBrokerData":
             return {"tag": tag, "brokerIds": frozenset({b}), "cleanLiving": rng.random() < 0.2}
-        return {"tag": tag}
+        return record(tag, {})
     state = proc.reg_state
     if state == "INITIAL":
         tag = "LoadMetaFile" if proc.meta_file else "LoadTempFile" if proc.temp_file else "CreateTempFile"
     elif state != "REGISTERED":
-        tag = _NEXT_REGISTRATION[state]
+        tag = NEXT_STEP[state]
     elif roll < 0.3:
-        tag = rng.choice(_CONTROL_TAGS)
+        tag = rng.choice(REGISTERED_STEPS)
     elif proc.role == "MASTER" and proc.pending_alter is None and rng.random() < 0.6 and any(
         b not in proc.local_sync_state_set and o >= proc.confirm_offset for b, o in proc.acks.items()
     ):
         tag = "Expand"
     else:
-        tag = rng.choice({"MASTER": _MASTER_TAGS, "SLAVE": _SLAVE_TAGS}.get(proc.role, _CONTROL_TAGS))
-    a: dict[str, Any] = {"tag": tag, "process": p}
-    if tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster", "SendAlterSyncStateSet", "Expand", "Shrink"):
-        a["lost"] = rng.random() < 0.15
+        tag = rng.choice({"MASTER": MASTER_STEPS, "SLAVE": SLAVE_STEPS}.get(proc.role, REGISTERED_STEPS))
+    kinds = set(ACTIONS[tag].params.values())
+    values: dict[Kind, Any] = {PROCESS: p}
+    if LOST in kinds:
+        values[LOST] = rng.random() < 0.15
     if tag == "Expand":  # mostly a connected slave outside the set
         outside = sorted(b for b in proc.acks if b not in proc.local_sync_state_set)
-        a["brokerId"] = rng.choice(outside) if outside and rng.random() < 0.9 else rng.randint(1, 3)
+        values[BROKER_ID] = rng.choice(outside) if outside and rng.random() < 0.9 else rng.randint(1, 3)
     if tag == "Shrink":
-        a["brokerId"] = rng.choice(sorted(proc.local_sync_state_set - {proc.meta_file}) or [rng.randint(1, 3)])
-    if tag == "SendAlterSyncStateSet":
-        a["newSyncStateSet"] = frozenset(b for b in c.alive if rng.random() < 0.6) | {c.master_id} - {NO_MASTER}
-    if tag == "Restart":
-        a["addr"] = rng.choice(tuple(PROCESSES.values()))
-    return a
+        values[BROKER_ID] = rng.choice(sorted(proc.local_sync_state_set - {proc.meta_file}) or [rng.randint(1, 3)])
+    if BROKER_IDS in kinds:
+        values[BROKER_IDS] = frozenset(b for b in c.alive if rng.random() < 0.6) | {c.master_id} - {NO_MASTER}
+    if ADDR in kinds:
+        values[ADDR] = rng.choice(tuple(PROCESSES.values()))
+    return record(tag, values)
 
 
 VARIANTS: dict[str, dict[str, Any]] = {

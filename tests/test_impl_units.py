@@ -38,6 +38,20 @@ from autoswitch.impl.replicas_info import ReplicasInfoManager
 from autoswitch.impl.states import IllegalStateError, RegisterState, Role
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.reference import NotEnabled, Options
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_IDS,
+    CONTROLLER,
+    LOST,
+    PROCESS,
+    PROCESS_GROUP,
+    SCAN,
+    TRIGGERS,
+    Kind,
+    record,
+    tags,
+)
 from autoswitch.reference.state import NO_MASTER, System
 from differential import PROCESSES, differential
 
@@ -301,16 +315,8 @@ def test_lost_apply_response_fails_locally_but_applies_on_the_controller() -> No
 # ---- differential test against the reference -------------------------------------------------------
 
 IDS = (1, 2, 3, 4)
-_PROCESS_TAGS = (
-    "LoadMetaFile", "LoadTempFile", "CreateTempFile", "SendApplyBrokerId", "AbandonTempFile", "WriteMetaFile",
-    "DeleteTempFile", "SendRegister", "SendElectMaster", "SyncReplicaInfo", "SendHeartbeat", "SendHeartbeat",
-    "SendAlterSyncStateSet", "Crash", "Restart",
-)  # fmt: skip
-_CONTROLLER_TAGS = (
-    "GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController", "ElectMaster", "AlterSyncStateSet",
-    "GetReplicaInfo", "BrokerHeartbeat", "HeartbeatExpire", "ControllerFailover", "CleanBrokerData",
-    "ControllerElectScan",
-)  # fmt: skip
+_PROCESS_TAGS = (*tags(PROCESS_GROUP), "SendHeartbeat")  # the action table's, heartbeats twice as often
+_CONTROLLER_TAGS = tags(CONTROLLER, SCAN)
 
 
 def _subset(rng: random.Random, p: float) -> frozenset[int]:
@@ -326,19 +332,20 @@ def _new_sync_state_set(rng: random.Random, s: System) -> frozenset[int]:
 
 
 def random_action(rng: random.Random, s: System) -> dict[str, Any]:
-    """A random action record of ``reference/step.py``; parameters are partly taken from the state so that
+    """A random action record of the action table (reference/actions.py); parameters are partly taken from the state so that
     fenced requests also succeed sometimes. Not necessarily enabled."""
     c = s.controller
     if rng.random() < 0.7:
         tag = rng.choice(_PROCESS_TAGS)
-        a: dict[str, Any] = {"tag": tag, "process": rng.choice(tuple(PROCESSES))}
-        if tag in ("SendApplyBrokerId", "SendRegister", "SendElectMaster", "SendAlterSyncStateSet"):
-            a["lost"] = rng.random() < 0.2
-        if tag == "SendAlterSyncStateSet":
-            a["newSyncStateSet"] = _new_sync_state_set(rng, s)
-        if tag == "Restart":
-            a["addr"] = f"10.0.{rng.randrange(3)}.{rng.randrange(1, 4)}"
-        return a
+        kinds = set(ACTIONS[tag].params.values())
+        values: dict[Kind, Any] = {PROCESS: rng.choice(tuple(PROCESSES))}
+        if LOST in kinds:
+            values[LOST] = rng.random() < 0.2
+        if BROKER_IDS in kinds:
+            values[BROKER_IDS] = _new_sync_state_set(rng, s)
+        if ADDR in kinds:
+            values[ADDR] = f"10.0.{rng.randrange(3)}.{rng.randrange(1, 4)}"
+        return record(tag, values)
     tag = rng.choice(_CONTROLLER_TAGS)
     b = rng.choice(IDS)
     if tag == "ApplyBrokerId":
@@ -346,7 +353,7 @@ def random_action(rng: random.Random, s: System) -> dict[str, Any]:
     if tag == "RegisterBrokerToController":
         return {"tag": tag, "brokerId": b, "addr": f"10.0.0.{rng.randrange(1, 4)}"}
     if tag == "ElectMaster":
-        trigger = rng.choice(("broker", "controller", "admin"))
+        trigger = rng.choice(TRIGGERS)
         return {"tag": tag, "trigger": trigger, "brokerId": NO_MASTER if trigger == "controller" else b}
     if tag == "AlterSyncStateSet":
         exact = rng.random() < 0.7
@@ -363,7 +370,7 @@ def random_action(rng: random.Random, s: System) -> dict[str, Any]:
         return {"tag": tag, "brokerId": b}
     if tag == "CleanBrokerData":
         return {"tag": tag, "brokerIds": _subset(rng, 0.3), "cleanLiving": rng.random() < 0.3}
-    return {"tag": tag}
+    return record(tag, {})
 
 
 def _differential(seed: int, length: int, unclean: bool, **impl_kwargs: Any) -> int:

@@ -1,0 +1,175 @@
+"""Exploring the model, as stateright's ``Model::actions`` and its strategies: the action records of the
+spec's ``Next`` for a configuration's domains, read from the action table (reference/actions.py), and the
+one checked step that the simulation's walks and the tests' generators take on both engines.
+
+The explicit-state checker (checker.py) tries every action ``NextActions`` gives for a state; the
+simulation's drawer (campaign.py) and the generators (generate.py, the tests) draw tags from the table and
+a value for each parameter by its kind, with weights, over wider domains than Next's (stale ids, fresh
+addresses, raw requests).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from attrs import frozen
+
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_ID,
+    BROKER_IDS,
+    DATA,
+    FLAG,
+    LOST,
+    PROCESS_GROUP,
+    TRIGGER,
+    ActionDef,
+    Kind,
+)
+from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import System
+
+from .replay import broken_properties
+
+VIOLATION, DIVERGENCE = "violation", "divergence"
+NEXT_TRIGGERS = ("admin",)  # EnvNext elects only as the admin: ElectMaster("admin", id)
+
+
+class Domains(Protocol):
+    """What the actions of Next range over (a SpecConfig is one): processes, each process's addresses,
+    broker ids, and the spec's switches (AnySetAlter, DataPath, AllowCleanBrokerData)."""
+
+    @property
+    def processes(self) -> tuple[str, ...]: ...
+
+    @property
+    def addrs(self) -> Mapping[str, tuple[str, ...]]: ...
+
+    @property
+    def broker_ids(self) -> tuple[int, ...]: ...
+
+    def switch(self, name: str) -> bool: ...
+
+    def bound(self, name: str) -> int: ...
+
+
+def _subsets(ids: Sequence[int]) -> list[frozenset[int]]:
+    """SUBSET ids, smallest first."""
+    return [frozenset(c) for r in range(len(ids) + 1) for c in itertools.combinations(ids, r)]
+
+
+def _values(kind: Kind, domains: Domains, process: str | None) -> Sequence[Any]:
+    if kind == ADDR and process is not None:
+        return domains.addrs[process]
+    if kind == BROKER_ID:
+        return domains.broker_ids
+    if kind == BROKER_IDS:
+        return _subsets(domains.broker_ids)
+    if kind in (LOST, FLAG):
+        return (False, True)
+    if kind == TRIGGER:
+        return NEXT_TRIGGERS
+    raise ValueError(f"no domain of {kind.domain!r} in Next")
+
+
+def _records(entry: ActionDef, domains: Domains, process: str | None = None) -> Iterator[dict[str, Any]]:
+    names = [n for n in entry.params if n != "process"]
+    head = {"tag": entry.tag, **({"process": process} if process is not None else {})}
+    for combo in itertools.product(*(_values(entry.params[n], domains, process) for n in names)):
+        yield {**head, **dict(zip(names, combo))}
+
+
+def next_actions(domains: Domains) -> list[dict[str, Any]]:
+    """Every action record of AutoSwitch's Next for ``domains``: for each process its ProcessNext actions,
+    then its DataNext ones, then EnvNext, each in the table's (the spec's) order, except that a process's
+    actions without a choice of parameters come first in each group (the order the checker has always
+    tried them in: its shortest counterexamples stay the same). A switched action is there when its
+    switch is TRUE."""
+    entries = [a for a in ACTIONS.values() if a.in_next and (a.switch is None or domains.switch(a.switch))]
+    out: list[dict[str, Any]] = []
+    for p in domains.processes:
+        for group in (PROCESS_GROUP, DATA):
+            mine = sorted((a for a in entries if a.group == group), key=lambda a: len(a.params) > 1)
+            for entry in mine:
+                out += _records(entry, domains, p)
+    for entry in entries:
+        if "process" not in entry.params:
+            out += _records(entry, domains)
+    return out
+
+
+class NextActions:
+    """The actions of Next in a state (stateright's ``Model::actions``): ``next_actions`` computed once,
+    less Write once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``)."""
+
+    def __init__(self, domains: Domains):
+        self.all = next_actions(domains)
+        self.without_write = [a for a in self.all if a["tag"] != "Write"]
+        self.max_msgs = domains.bound("MaxMsgs")
+
+    def __call__(self, s: System) -> list[dict[str, Any]]:
+        return self.all if s.next_msg <= self.max_msgs else self.without_write
+
+
+# --- one checked step ------------------------------------------------------------------------------
+
+@frozen
+class Failure:
+    """How a walk failed: ``kind`` violation or divergence, ``name`` the invariant (or the diverging
+    field), ``step`` the state index (1 = after the first action)."""
+
+    kind: str
+    name: str
+    step: int
+    detail: str = ""
+
+
+def _divergence(ref: Any, impl: Any) -> str:
+    """The first variable (and key) where the implementation's variables differ from the reference's."""
+    for name, want in ref.items():
+        got = impl.get(name)
+        if got != want:
+            if isinstance(want, dict) and isinstance(got, dict):
+                key = next(k for k in sorted(set(want) | set(got), key=repr) if want.get(k) != got.get(k))
+                return f"{name}[{key!r}]"
+            return name
+    return "variables"
+
+
+def check_step(ref: Any, impl: Any | None, action: Mapping[str, Any], step: int, before: Mapping[str, Any] | None,
+               tolerated: dict[str, int]) -> tuple[Failure | None, dict[str, Any] | None]:
+    """Apply ``action`` to both engines. Returns (failure, variables after); (None, None) when the action
+    is disabled on both (nothing happened). The invariants and action properties are checked from
+    ``before`` (None: not checked); a broken property already in ``tolerated`` is not a failure: its
+    first state index is recorded there instead."""
+    try:
+        expected = ref.step(action)
+    except NotEnabled:
+        if impl is not None:
+            try:
+                impl.step(action)
+            except NotEnabled:
+                return None, None
+            refused = f"{action['tag']}: the implementation took an action the reference refuses"
+            return Failure(DIVERGENCE, "enabled", step, refused), None
+        return None, None
+    after = ref.variables()
+    if impl is not None:
+        try:
+            got = impl.step(action)
+        except NotEnabled as e:
+            return Failure(DIVERGENCE, "enabled", step, f"{action['tag']}: the implementation refuses it: {e}"), after
+        if got != expected:
+            return Failure(DIVERGENCE, "outcome", step, f"{action['tag']}: {dict(got)} != {dict(expected)}"), after
+        impl_vars = impl.variables()
+        if impl_vars != after:
+            return Failure(DIVERGENCE, _divergence(after, impl_vars), step, f"after {action['tag']}"), after
+    for name in broken_properties(before, after) if before is not None else ():
+        if name not in tolerated:
+            return Failure(VIOLATION, name, step, f"after {action['tag']}"), after
+        if tolerated[name] < 0:
+            tolerated[name] = step
+    return None, after

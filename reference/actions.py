@@ -1,0 +1,179 @@
+"""The action alphabet (MODEL.md §7): every action tag, its parameters with their kinds, and the reference
+function that runs it, in one table. Replay validates a trace's actions against it, ``step`` runs them,
+the checker and the simulator enumerate and draw them from it (conformance/explore.py).
+
+Controller-level tags address the controller directly (an admin, a tool or an outside trace issuing the
+request); process-level tags are the broker actions of ``broker.py``, data tags those of
+``replication.py``. Which tags are actions of the spec's ``Next`` (AutoSwitch.tla) is said by ``next``:
+the rest (the raw requests a process action sends) are taken only by traces and random requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from attrs import evolve, frozen
+from frozendict import frozendict
+
+from . import broker, replication
+from . import controller as ctl
+from .state import Options, System
+
+INT, STR, BOOL, INT_SET = "int", "str", "bool", "set of int"
+
+
+@frozen
+class Kind:
+    """What a parameter ranges over (``domain``, e.g. a process or a broker id) and the type a trace
+    writes it with (``type``: int, str, bool or set of int)."""
+
+    domain: str
+    type: str
+
+
+PROCESS = Kind("process", STR)
+BROKER_ID = Kind("broker id", INT)
+BROKER_IDS = Kind("broker ids", INT_SET)
+ADDR = Kind("address", STR)
+CHECK_CODE = Kind("check code", STR)
+LOST = Kind("response lost", BOOL)
+FLAG = Kind("flag", BOOL)
+TRIGGER = Kind("trigger", STR)
+EPOCH = Kind("epoch", INT)
+OFFSET = Kind("offset", INT)
+PRIORITY = Kind("priority", INT)
+NAME = Kind("name", STR)
+
+TRIGGERS = ("broker", "controller", "admin")  # ElectMaster's trigger (MODEL.md §3)
+
+# groups: the controller's own election scan, requests to the controller, a broker process's actions, its
+# data path, the trace-only leadership changes, and a trace's first state
+SCAN, CONTROLLER, PROCESS_GROUP, DATA, LEADERSHIP, INIT = "scan", "controller", "process", "data", "leadership", "init"
+Run = Callable[[System, Mapping[str, Any], Options], tuple[System, frozendict]]
+
+
+@frozen
+class ActionDef:
+    """One tag of the alphabet. ``run(system, action, options)`` is its reference function (None for the
+    tags ``step`` does not run: Init, and the leadership tags ``cluster.step`` runs). ``in_next``: an action
+    of the spec's Next, when the spec configuration's ``switch`` (if any) is TRUE. ``optional``: the
+    parameters a trace may add (spec/README.md, "Trace kinds")."""
+
+    tag: str
+    group: str
+    params: Mapping[str, Kind]
+    run: Run | None
+    in_next: bool = False
+    switch: str | None = None
+    optional: Mapping[str, Kind] = {}
+
+
+def _on_controller(request: Callable[..., tuple]) -> Callable[..., tuple[System, frozendict]]:
+    def run(s: System, *args) -> tuple[System, frozendict]:
+        c, outcome = request(s.controller, *args)
+        return evolve(s, controller=c), outcome
+
+    return run
+
+
+_get_next = _on_controller(ctl.get_next_broker_id)
+_apply = _on_controller(ctl.apply_broker_id)
+_register = _on_controller(ctl.register_broker)
+_elect = _on_controller(ctl.elect_master)
+_alter = _on_controller(ctl.alter_sync_state_set)
+_info = _on_controller(ctl.get_replica_info)
+_heartbeat = _on_controller(ctl.broker_heartbeat)
+_expire = _on_controller(ctl.heartbeat_expire)
+_failover = _on_controller(ctl.controller_failover)
+_clean = _on_controller(ctl.clean_broker_data)
+
+# the broker set a request names (absent: the default set), the configuration a process restarts with
+# (absent: the one it had)
+SET_PARAMS = {"clusterName": NAME, "brokerName": NAME}
+_PROCESS = {"process": PROCESS}
+
+
+def _c(tag: str, params: Mapping[str, Kind], run: Run, in_next: bool = False, switch: str | None = None,
+       optional: Mapping[str, Kind] = SET_PARAMS) -> ActionDef:
+    return ActionDef(tag, CONTROLLER, params, run, in_next, switch, optional)
+
+
+def _p(tag: str, params: Mapping[str, Kind], run: Run, switch: str | None = None,
+       optional: Mapping[str, Kind] | None = None) -> ActionDef:
+    return ActionDef(tag, PROCESS_GROUP, {**_PROCESS, **params}, run, True, switch, optional or {})
+
+
+def _d(tag: str, params: Mapping[str, Kind], run: Run) -> ActionDef:
+    return ActionDef(tag, DATA, {**_PROCESS, **params}, run, True, "DataPath")
+
+
+_TABLE = (
+    ActionDef("Init", INIT, {}, None),
+    # controller-level: its own scan (first: EnvNext's order), then the requests it answers
+    ActionDef("ControllerElectScan", SCAN, {}, lambda s, a, o: broker.controller_elect_scan(s, o), True, None, SET_PARAMS),
+    _c("GetNextBrokerId", {}, lambda s, a, o: _get_next(s)),
+    _c("ApplyBrokerId", {"brokerId": BROKER_ID, "checkCode": CHECK_CODE},
+       lambda s, a, o: _apply(s, a["brokerId"], a["checkCode"])),
+    _c("RegisterBrokerToController", {"brokerId": BROKER_ID, "addr": ADDR},
+       lambda s, a, o: _register(s, a["brokerId"], a["addr"])),
+    _c("ElectMaster", {"trigger": TRIGGER, "brokerId": BROKER_ID},
+       lambda s, a, o: _elect(s, a["trigger"], a["brokerId"], o), in_next=True),  # Next: the admin's ElectMaster
+    _c("AlterSyncStateSet",
+       {"masterId": BROKER_ID, "masterEpoch": EPOCH, "newSyncStateSet": BROKER_IDS, "syncStateSetEpoch": EPOCH},
+       lambda s, a, o: _alter(s, a["masterId"], a["masterEpoch"], frozenset(a["newSyncStateSet"]), a["syncStateSetEpoch"])),
+    _c("GetReplicaInfo", {}, lambda s, a, o: _info(s)),
+    _c("BrokerHeartbeat", {"brokerId": BROKER_ID, "epoch": EPOCH, "maxOffset": OFFSET, "priority": PRIORITY},
+       lambda s, a, o: _heartbeat(s, a["brokerId"], a["epoch"], a["maxOffset"], a["priority"])),
+    _c("HeartbeatExpire", {"brokerId": BROKER_ID}, lambda s, a, o: _expire(s, a["brokerId"]), in_next=True),
+    _c("ControllerFailover", {}, lambda s, a, o: _failover(s), in_next=True, optional={}),
+    _c("CleanBrokerData", {"brokerIds": BROKER_IDS, "cleanLiving": FLAG},
+       lambda s, a, o: _clean(s, frozenset(a["brokerIds"]), a["cleanLiving"]), in_next=True, switch="AllowCleanBrokerData"),
+    # process-level: a broker process's registration, heartbeats, elections, crash and restart
+    _p("LoadMetaFile", {}, lambda s, a, o: broker.load_meta_file(s, a["process"])),
+    _p("LoadTempFile", {}, lambda s, a, o: broker.load_temp_file(s, a["process"])),
+    _p("CreateTempFile", {}, lambda s, a, o: broker.create_temp_file(s, a["process"])),
+    _p("SendApplyBrokerId", {"lost": LOST}, lambda s, a, o: broker.send_apply_broker_id(s, a["process"], a["lost"])),
+    _p("AbandonTempFile", {}, lambda s, a, o: broker.abandon_temp_file(s, a["process"])),
+    _p("WriteMetaFile", {}, lambda s, a, o: broker.write_meta_file(s, a["process"])),
+    _p("DeleteTempFile", {}, lambda s, a, o: broker.delete_temp_file(s, a["process"])),
+    _p("SendRegister", {"lost": LOST}, lambda s, a, o: broker.send_register(s, a["process"], a["lost"], o)),
+    _p("SendElectMaster", {"lost": LOST}, lambda s, a, o: broker.send_elect_master(s, a["process"], a["lost"], o)),
+    _p("SyncReplicaInfo", {}, lambda s, a, o: broker.sync_replica_info(s, a["process"], o)),
+    _p("SendHeartbeat", {}, lambda s, a, o: broker.send_heartbeat(s, a["process"])),
+    _p("SendAlterSyncStateSet", {"newSyncStateSet": BROKER_IDS, "lost": LOST},
+       lambda s, a, o: broker.send_alter_sync_state_set(s, a["process"], frozenset(a["newSyncStateSet"]), a["lost"], o),
+       switch="AnySetAlter"),
+    _p("Crash", {}, lambda s, a, o: broker.crash(s, a["process"])),
+    _p("Restart", {"addr": ADDR}, lambda s, a, o: broker.restart(s, a["process"], a["addr"]), optional=SET_PARAMS),
+    # data path (replication.py)
+    _d("Write", {}, lambda s, a, o: replication.write(s, a["process"], o)),
+    _d("Handshake", {}, lambda s, a, o: replication.handshake(s, a["process"], o)),
+    _d("Transfer", {}, lambda s, a, o: replication.transfer(s, a["process"], o)),
+    _d("Ack", {}, lambda s, a, o: replication.ack(s, a["process"], o)),
+    _d("Expand", {"brokerId": BROKER_ID, "lost": LOST},
+       lambda s, a, o: replication.expand(s, a["process"], a["brokerId"], a["lost"], o)),
+    _d("Shrink", {"brokerId": BROKER_ID, "lost": LOST},
+       lambda s, a, o: replication.shrink(s, a["process"], a["brokerId"], a["lost"], o)),
+    _d("AlterArrives", {}, lambda s, a, o: replication.alter_arrives(s, a["process"], o)),
+    _d("Flush", {}, lambda s, a, o: replication.flush(s, a["process"])),
+    _d("Consume", {}, lambda s, a, o: replication.consume(s, a["process"])),
+    # trace-only (spec/README.md, "Trace kinds"): the controller node loses / regains DLedger leadership;
+    # not spec actions, run by cluster.step
+    ActionDef("ControllerLeaderLost", LEADERSHIP, {}, None),
+    ActionDef("ControllerLeaderElected", LEADERSHIP, {}, None),
+)
+ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
+
+
+def tags(*groups: str) -> tuple[str, ...]:
+    """The tags of ``groups``, in the table's order."""
+    return tuple(t for t, a in ACTIONS.items() if a.group in groups)
+
+
+def record(tag: str, values: Mapping[Kind, Any]) -> dict[str, Any]:
+    """The action record of ``tag``, each parameter's value taken from ``values`` by its kind."""
+    missing = [f"{n} ({k.domain})" for n, k in ACTIONS[tag].params.items() if k not in values]
+    if missing:
+        raise ValueError(f"{tag}: no value for {', '.join(missing)}")
+    return {"tag": tag, **{name: values[kind] for name, kind in ACTIONS[tag].params.items()}}
