@@ -11,8 +11,8 @@ from typing import Any
 
 from attrs import frozen
 
-from .engines import KINDS, Config, make_engine
-from .generate import random_walk
+from autoswitch.conformance.engines import KINDS, Config, make_engine
+from autoswitch.conformance.simulation.generate import random_walk
 
 
 @frozen

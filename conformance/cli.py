@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .engines import KINDS
-from .replay import replay_file, trace_files
+from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.trace.replay import replay_file, trace_files
 
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
 
@@ -27,7 +27,7 @@ def spec_dir_option(command: Callable) -> Callable:
 
 def _use_spec_dir(path: str | None) -> None:
     """Take the spec from ``path`` (None: the default); no spec there is a usage error (exit 2) saying what to do."""
-    from .specconfig import SpecDirError, spec_dir, use_spec_dir
+    from autoswitch.conformance.check.specconfig import SpecDirError, spec_dir, use_spec_dir
 
     use_spec_dir(path)
     try:
@@ -93,7 +93,7 @@ def _summary(results: list, engines: list[str]) -> None:
 @click.option("--out", type=click.Path(file_okay=False), default="traces", show_default=True)
 def scenarios(out: str) -> None:
     """Write the hand-written scenario traces of SCENARIOS.md (C1-C4, B1-B6, regressions) under OUT."""
-    from .scenarios import write_scenarios
+    from autoswitch.conformance.scenarios.controller import write_scenarios
 
     for path in write_scenarios(out):
         console.print(str(path))
@@ -109,7 +109,7 @@ def scenarios(out: str) -> None:
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
 def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
     """Replay one generated corpus on the reference and the implementation; print steps/second."""
-    from .bench import corpus, run_bench
+    from autoswitch.conformance.bench import corpus, run_bench
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
         config, actions = corpus(processes, walks, length, seed, data)
@@ -130,8 +130,8 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
 def explain(path: str) -> None:
     """Run one trace on the reference model and print each step, what it changed, and where an
     invariant first fails (the way to read a counterexample)."""
-    from .explain import explain as lines
-    from .itf import TraceError
+    from autoswitch.conformance.trace.explain import explain as lines
+    from autoswitch.conformance.trace.itf import TraceError
 
     try:
         for line in lines(path):
@@ -148,7 +148,7 @@ def explain(path: str) -> None:
 def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     """Prove with z3 that a truncation policy never keeps more than the longest common prefix, or show
     the input where it does (every policy, every pair of logs within the bounds)."""
-    from .z3_truncation import SAFE, UNSAFE, check, reference_point, write_traces
+    from autoswitch.conformance.z3.truncation import SAFE, UNSAFE, check, reference_point, write_traces
 
     verdicts = [check(policy, bound, epochs) for policy in SAFE + UNSAFE]
     for verdict in verdicts:
@@ -182,8 +182,8 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
 
     from autoswitch.reference.variables import controller_variables
 
-    from . import z3_controller as zc
-    from .replay import show
+    from autoswitch.conformance.z3 import controller as zc
+    from autoswitch.conformance.trace.replay import show
 
     started = time.perf_counter()
     report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
@@ -237,10 +237,10 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
     or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
     configuration where both explore every state. Default: the small configurations of controls.py."""
-    from .check_verdict import check_config, compare_with_tlc, load_checker
-    from .controls import SMALL_CONFIGS
-    from .specconfig import SpecConfigError
-    from .tlatools import find_tlc, tlc_missing_reason
+    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+    from autoswitch.conformance.controls import SMALL_CONFIGS
+    from autoswitch.conformance.check.specconfig import SpecConfigError
+    from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
     _use_spec_dir(spec_dir)
     table = Table(title="autoswitch check (explicit-state, reference model)")
@@ -310,8 +310,8 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     The negative controls (controls.py) must give a violation, which both models must reproduce at the same
     state; every other configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
     skipped (exit 0): nothing is checked, nothing passes."""
-    from .specconfig import SpecConfigError, load_spec_config
-    from .tla_check import (DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report)
+    from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
+    from autoswitch.conformance.tla.check import (DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report)
 
     _use_spec_dir(spec_dir)
     names = list(configs or DEFAULT_CONFIGS)
@@ -379,8 +379,8 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT.
 
     Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found."""
-    from .campaign import DEFAULT_CONFIGS, parse_weights, select
-    from .simulate import Campaign
+    from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, parse_weights, select
+    from autoswitch.conformance.simulation.spark import Campaign
 
     try:
         chosen = tuple(c.name for c in select(configs.split(",") if configs else DEFAULT_CONFIGS))
@@ -396,8 +396,8 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
 
 
 def _one_walk(campaign, walk: int, out: Path) -> None:
-    from .campaign import grid
-    from .simulate import walk_as_expected, walk_row
+    from autoswitch.conformance.simulation.campaign import grid
+    from autoswitch.conformance.simulation.spark import walk_as_expected, walk_row
 
     if len(campaign.configs) != 1:
         raise click.UsageError("--walk needs exactly one configuration in --configs")
@@ -412,8 +412,8 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
-    from .sim_report import summarize, write_report
-    from .simulate import load_rows, run_campaign
+    from autoswitch.conformance.simulation.report import summarize, write_report
+    from autoswitch.conformance.simulation.spark import load_rows, run_campaign
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
@@ -444,7 +444,7 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
 
 
 def _bench(campaign, master: str) -> None:
-    from .simulate import bench
+    from autoswitch.conformance.simulation.spark import bench
 
     with console.status(f"timing {len(campaign.tasks())} chunks in one process, then on Spark {master}"):
         single, spark = bench(campaign, master)

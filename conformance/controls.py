@@ -11,7 +11,7 @@ counterexample breaks (the negative control). The same row names where that sett
   find it; ``tolerated``: further invariants the setting is known to break (a walk records them and goes on).
 
 ``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
-(``autoswitch tla``), ``tlc`` (the TLC runs of tests/test_spec_tlc.py) and ``simulate`` (the default grid of
+(``autoswitch tla``), ``tlc`` (the TLC runs of tests/tools/test_spec_tlc.py) and ``simulate`` (the default grid of
 ``autoswitch simulate``). The readers keep the row order.
 """
 

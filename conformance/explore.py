@@ -32,7 +32,7 @@ from autoswitch.reference.actions import (
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
 
-from .replay import broken_properties
+from autoswitch.conformance.trace.replay import broken_properties
 
 VIOLATION, DIVERGENCE = "violation", "divergence"
 NEXT_TRIGGERS = ("admin",)  # EnvNext elects only as the admin: ElectMaster("admin", id)

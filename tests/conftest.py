@@ -1,11 +1,13 @@
+"""The ``slow`` marker: every test under ``tests/tools/`` is slow (tests/README.md)."""
+
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-TRACES = ROOT / "traces"
+TOOLS = Path(__file__).resolve().parent / "tools"
 
 
-@pytest.fixture
-def traces_dir() -> Path:
-    return TRACES
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if TOOLS in item.path.parents:
+            item.add_marker(pytest.mark.slow)

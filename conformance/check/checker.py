@@ -1,0 +1,301 @@
+"""Explicit-state model checking of the reference model: breadth-first search over every state reachable
+within a spec configuration's bounds (conformance/check/specconfig.py), the way TLC explores the spec.
+
+- The initial states are the spec's Init (each process under each of its addresses) or InitRegistered
+  (reached from Init by the registration steps AutoSwitch.tla documents, for each order of the processes).
+- The actions are those of AutoSwitch's Next for the configuration's processes, addresses and ids
+  (explore.NextActions, read from the action table; Write bounded by MaxMsgs); a successor outside
+  StateConstraint is dropped (not counted, not checked).
+  The bounds cut perturbations only: epochs and the clock grow through elections, alters and fresh
+  checkCodes, never through the steps that heal the set.
+- Every distinct state is checked against the configuration's invariants and every transition, also to
+  a state seen before, against its action properties. The search stops at the first violation; BFS
+  makes its trace a shortest one.
+- States are stored as 64-bit fingerprints (Python's hash of the immutable state), each with its
+  parent's, as TLC stores them; a shortest trace is rebuilt from that chain by re-running actions.
+- Symmetry (optional): processes whose address sets can be renamed onto each other are interchangeable;
+  a state is fingerprinted by the smallest fingerprint of its renamings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from attrs import evolve, frozen
+from frozendict import frozendict
+
+from autoswitch.reference import NotEnabled, Options, System, initial_system, step
+from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
+from autoswitch.reference.state import Process, Replica, TempFile
+from autoswitch.reference.variables import LazyVariables, variables
+
+from autoswitch.conformance.explore import NextActions
+from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
+
+Action = Mapping[str, Any]
+
+
+def registration_steps(order: Sequence[str]) -> list[dict[str, Any]]:
+    """The steps from Init to InitRegistered (AutoSwitch.tla): each process in turn takes the next id,
+    applies it, writes its meta file, registers and heartbeats; ``order[i]`` gets id i + 1."""
+    steps: list[dict[str, Any]] = []
+    for p in order:
+        steps += [{"tag": "CreateTempFile", "process": p}, {"tag": "SendApplyBrokerId", "process": p, "lost": False},
+                  {"tag": "WriteMetaFile", "process": p}, {"tag": "DeleteTempFile", "process": p},
+                  {"tag": "SendRegister", "process": p, "lost": False}, {"tag": "SendHeartbeat", "process": p}]
+    return steps
+
+
+@frozen
+class Start:
+    """An initial state, the addresses its processes start under, and the steps that reach it from Init."""
+
+    state: System
+    addrs: Mapping[str, str]
+    prefix: tuple[tuple[Action, Mapping[str, Any], System], ...]  # (action, outcome, state after) from the Init state
+
+
+def initial_states(spec: SpecConfig, opts: Options) -> list[Start]:
+    """The states of the configuration's INIT predicate."""
+    starts = []
+    for choice in itertools.product(*(spec.addrs[p] for p in spec.processes)):
+        addrs = dict(zip(spec.processes, choice))
+        s = initial_system(addrs)
+        if spec.init == "Init":
+            starts.append(Start(s, addrs, ()))
+            continue
+        for order in itertools.permutations(spec.processes):
+            t, prefix = s, []
+            for action in registration_steps(order):
+                t, outcome = step(t, action, opts)
+                prefix.append((action, outcome, t))
+            starts.append(Start(t, addrs, tuple(prefix)))
+    return starts
+
+
+# --- symmetry ---------------------------------------------------------------------------------------
+
+@frozen
+class Renaming:
+    """A permutation of the processes with the matching renaming of their addresses."""
+
+    procs: Mapping[str, str]
+    addrs: Mapping[str, str]
+
+    def _code(self, code: str) -> str:
+        addr, sep, ts = code.partition(";")
+        return self.addrs.get(addr, addr) + sep + ts
+
+    def _process(self, x: Process) -> Process:
+        temp = x.temp_file
+        return evolve(x, addr=self.addrs.get(x.addr, x.addr),
+                      temp_file=temp if temp is None else TempFile(temp.broker_id, self._code(temp.check_code)))
+
+    def system(self, s: System) -> System:
+        c = s.controller
+        replicas = frozendict({b: Replica(self.addrs.get(r.addr, r.addr), self._code(r.check_code)) for b, r in c.replicas.items()})
+        procs = {self.procs[p]: self._process(x) for p, x in s.procs.items()}
+        return evolve(s, controller=evolve(c, replicas=replicas), procs=frozendict(sorted(procs.items())),
+                      master_history=frozenset((e, self.procs[p]) for e, p in s.master_history))
+
+
+def symmetries(spec: SpecConfig, opts: Options) -> tuple[list[Renaming], str]:
+    """The non-identity renamings under which the configuration is symmetric, or ``([], why not)``.
+    Processes are interchangeable when they have as many addresses (mapped in sorted order) and agree
+    on the process-named options (asyncLearners)."""
+    procs = spec.processes
+    all_addrs = [a for p in procs for a in spec.addrs[p]]
+    if len(set(all_addrs)) != len(all_addrs):
+        return [], "processes share addresses"
+    found = []
+    for image in itertools.permutations(procs):
+        pmap = dict(zip(procs, image))
+        if image == procs or any(len(spec.addrs[p]) != len(spec.addrs[q]) for p, q in pmap.items()):
+            continue
+        if frozenset(pmap[p] for p in opts.async_learners) != opts.async_learners:
+            continue
+        amap = {a: b for p, q in pmap.items() for a, b in zip(spec.addrs[p], spec.addrs[q])}
+        found.append(Renaming(pmap, amap))
+    return found, "" if found else "no two processes are interchangeable (address sets or asyncLearners differ)"
+
+
+# --- the search -------------------------------------------------------------------------------------
+
+@frozen
+class Progress:
+    depth: int
+    distinct: int
+    generated: int
+    queue: int
+    seconds: float
+
+
+@frozen
+class Violation:
+    name: str
+    kind: str  # "invariant" or "action property"
+    depth: int
+    states: tuple[dict[str, Any], ...]  # the trace: each state's action, outcome and variables
+    addrs: Mapping[str, str]
+
+
+@frozen
+class CheckResult:
+    """What a search found: ``violation`` is None when every reachable state within the bounds satisfies
+    the invariants and every transition the action properties."""
+
+    config: str
+    distinct: int  # distinct states (fingerprints), the number TLC reports for the same view and bounds
+    generated: int  # successor states computed (transitions), TLC's "states generated" less the initial ones
+    depth: int  # levels of the search, counting the initial states as level 1 (TLC's "depth")
+    seconds: float
+    symmetry: bool
+    violation: Violation | None
+
+
+class Checker:
+    """Breadth-first search of one configuration. ``symmetry`` asks for symmetry reduction (taken only
+    when the configuration is symmetric: ``symmetry_note`` says why not otherwise)."""
+
+    def __init__(self, spec: SpecConfig, symmetry: bool = False, invariants: Sequence[str] | None = None,
+                 properties: Sequence[str] | None = None):
+        self.spec = spec
+        self.opts = spec.options
+        self.actions = NextActions(spec)
+        self.bounds = (spec.bound("MaxEpoch"), spec.bound("MaxClock"), spec.bound("MaxNextBrokerId"))
+        names = {i.name: i for i in STATE_INVARIANTS}
+        props = {p.name: p for p in ACTION_PROPERTIES}
+        wanted_inv = spec.invariants if invariants is None else tuple(invariants)
+        wanted_prop = spec.properties if properties is None else tuple(properties)
+        unknown = [n for n in wanted_inv if n not in names] + [n for n in wanted_prop if n not in props]
+        if unknown:
+            raise SpecConfigError(f"spec/{spec.name}.cfg: the reference has no property {', '.join(unknown)} "
+                                  f"(invariants: {', '.join(names)}; action properties: {', '.join(props)})")
+        self.invariants = [names[n] for n in wanted_inv]
+        self.properties = [props[n] for n in wanted_prop]
+        self.renamings, self.symmetry_note = symmetries(spec, self.opts) if symmetry else ([], "not asked for")
+
+    def in_model(self, s: System) -> bool:
+        """StateConstraint (AutoSwitch.tla)."""
+        c = s.controller
+        max_epoch, max_clock, max_next = self.bounds
+        return (c.master_epoch <= max_epoch and c.sync_state_set_epoch <= max_epoch and s.clock <= max_clock
+                and c.next_broker_id <= max_next)
+
+    def fingerprint(self, s: System) -> int:
+        return min([hash(s)] + [hash(r.system(s)) for r in self.renamings])
+
+    def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
+        """(action, successor, outcome, whether the successor satisfies the state constraint) for each
+        action of Next enabled in ``s``."""
+        for action in self.actions(s):
+            try:
+                w, outcome = step(s, action, self.opts)
+            except NotEnabled:
+                continue
+            yield action, w, outcome, self.in_model(w)
+
+    def successors(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any]]]:
+        """(action, successor, outcome) for each action of Next enabled in ``s`` whose successor satisfies
+        the state constraint."""
+        for action, w, outcome, inside in self.steps(s):
+            if inside:
+                yield action, w, outcome
+
+    def broken_invariant(self, v: Mapping[str, Any]) -> str | None:
+        return next((i.name for i in self.invariants if not i.holds(v)), None)
+
+    def broken_property(self, v: Mapping[str, Any], w: Mapping[str, Any]) -> str | None:
+        return next((p.name for p in self.properties if not p.holds(v, w)), None)
+
+    def run(self, on_progress: Callable[[Progress], None] | None = None, every: float = 2.0) -> CheckResult:
+        started = last = time.monotonic()
+        parent: dict[int, int | None] = {}  # fingerprint -> its parent's (None: an initial state)
+        starts: dict[int, Start] = {}
+        frontier: list[tuple[System, int]] = []
+        generated, depth = 0, 1
+
+        def found(name: str, kind: str, chain: list[int]) -> CheckResult:
+            violation = self._violation(name, kind, chain, starts)
+            return CheckResult(self.spec.name, len(parent), generated, len(chain), time.monotonic() - started,
+                               bool(self.renamings), violation)
+
+        for start in initial_states(self.spec, self.opts):
+            fp = self.fingerprint(start.state)
+            if fp in parent:
+                continue
+            parent[fp], starts[fp] = None, start
+            frontier.append((start.state, fp))
+            if (name := self.broken_invariant(variables(start.state))) is not None:
+                return found(name, "invariant", [fp])
+        while frontier:
+            level: list[tuple[System, int]] = []
+            for s, fp in frontier:
+                v = LazyVariables(s)  # the action properties read a few variables of s, for every transition
+                for _, w, _, inside in self.steps(s):
+                    if not inside:
+                        # TLC neither counts nor explores a successor past the state constraint, but it
+                        # evaluates the invariants on it (Worker.doNext): so does the checker
+                        if (name := self.broken_invariant(variables(w))) is not None:
+                            wfp = self.fingerprint(w)
+                            parent.setdefault(wfp, fp)
+                            return found(name, "invariant", self._chain(fp, parent) + [wfp])
+                        continue
+                    generated += 1
+                    wfp = self.fingerprint(w)
+                    new = wfp not in parent
+                    if self.properties and (name := self.broken_property(v, LazyVariables(w))) is not None:
+                        parent.setdefault(wfp, fp)
+                        return found(name, "action property", self._chain(fp, parent) + [wfp])
+                    if not new:
+                        continue
+                    parent[wfp] = fp
+                    if (name := self.broken_invariant(variables(w))) is not None:
+                        return found(name, "invariant", self._chain(wfp, parent))
+                    level.append((w, wfp))
+                if on_progress and time.monotonic() - last >= every:
+                    last = time.monotonic()
+                    on_progress(Progress(depth, len(parent), generated, len(level), last - started))
+            frontier = level
+            depth += bool(level)
+        return CheckResult(self.spec.name, len(parent), generated, depth, time.monotonic() - started, bool(self.renamings), None)
+
+    @staticmethod
+    def _chain(fp: int, parent: Mapping[int, int | None]) -> list[int]:
+        chain = [fp]
+        while (up := parent[chain[-1]]) is not None:
+            chain.append(up)
+        return chain[::-1]
+
+    def _violation(self, name: str, kind: str, chain: list[int], starts: Mapping[int, Start]) -> Violation:
+        """Rebuild a trace along ``chain`` (fingerprints from an initial state): at each step the first
+        action whose successor has the next fingerprint (for an action property, the last step is one
+        that breaks it). Renamings make the states of the trace a real run, not a mix of representatives."""
+        start = starts[chain[0]]
+        s = start.state
+        states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(initial_system(dict(start.addrs)))}]
+        states += [{"action": dict(a), "outcome": dict(o), **variables(t)} for a, o, t in start.prefix]
+        for i, target in enumerate(chain[1:], 1):
+            last_property = kind == "action property" and i == len(chain) - 1
+            for action, w, outcome, _ in self.steps(s):  # the last state may lie past the constraint
+                if self.fingerprint(w) != target:
+                    continue
+                if last_property and self.broken_property(LazyVariables(s), LazyVariables(w)) != name:
+                    continue
+                s = w
+                states.append({"action": dict(action), "outcome": dict(outcome), **variables(w)})
+                break
+            else:
+                raise AssertionError(f"no step of {self.spec.name} reaches the next state of the counterexample at depth {i}")
+        return Violation(name, kind, len(chain), tuple(states), dict(start.addrs))
+
+
+def violation_trace_meta(spec: SpecConfig, violation: Violation) -> dict[str, Any]:
+    """The ``#meta`` of a counterexample trace: the configuration, and the violation ``autoswitch replay``
+    must reproduce (the first state where the model breaks it)."""
+    return {"generator": f"autoswitch check {spec.name}", "source": f"spec/{spec.name}.cfg",
+            "description": f"shortest counterexample found by the explicit-state checker: {violation.kind} {violation.name}",
+            **spec.meta(violation.addrs), "expect": {"violation": violation.name, "state": len(violation.states) - 1}}

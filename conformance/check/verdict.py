@@ -1,0 +1,87 @@
+"""The verdict of ``autoswitch check`` on one spec configuration: the explicit-state checker's result,
+what the configuration expects (controls.py), the counterexample written as a trace and replayed on
+both engines, and (optionally) TLC's counts beside the checker's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+from attrs import frozen
+
+from autoswitch.conformance import controls
+from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
+from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.trace.itf import write_trace
+from autoswitch.conformance.trace.replay import Result, replay_file
+from autoswitch.conformance.check.specconfig import load_spec_config
+from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
+from autoswitch.conformance.tla.run import VIOLATION
+
+
+@frozen
+class CheckVerdict:
+    """One configuration checked: ``ok`` when the verdict is the expected one (the negative control's
+    invariant, or none), every replay of the counterexample passes and, with TLC, both count the same
+    states where both explored every state."""
+
+    config: str
+    expects: str  # "ok" | "violation"
+    result: CheckResult
+    trace: Path | None = None  # the counterexample, written as an ITF trace
+    replays: tuple[Result, ...] = ()
+    tlc: ConfigCheck | None = None
+
+    @property
+    def verdict(self) -> str:
+        v = self.result.violation
+        return "ok" if v is None else f"{v.name}, {len(v.states) - 1} steps"
+
+    @property
+    def as_expected(self) -> bool:
+        v = self.result.violation
+        if v is None:
+            return self.expects != VIOLATION
+        wanted = controls.expected_violation(self.config)
+        return self.expects == VIOLATION and wanted in ("*", v.name)
+
+    @property
+    def exhaustive(self) -> bool:
+        """Both the checker and TLC explored every state (no violation stopped either)."""
+        return self.tlc is not None and self.result.violation is None and self.tlc.verdict == "ok"
+
+    @property
+    def same_as_tlc(self) -> bool:
+        assert self.tlc is not None
+        return (self.tlc.distinct_states, self.tlc.depth) == (self.result.distinct, self.result.depth)
+
+    @property
+    def ok(self) -> bool:
+        return self.as_expected and all(r.ok for r in self.replays) and not (self.exhaustive and not self.same_as_tlc)
+
+
+def load_checker(name: str, symmetry: bool) -> Checker:
+    """The checker of spec/NAME.cfg (SpecConfigError if the configuration cannot be read)."""
+    return Checker(load_spec_config(name), symmetry=symmetry)
+
+
+def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callable[[Progress], None] | None = None,
+                 every: float = 2.0) -> CheckVerdict:
+    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` and (``replay``) replayed
+    on every engine."""
+    spec = checker.spec
+    result = checker.run(on_progress, every=every)
+    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result)
+    if result.violation is None:
+        return verdict
+    path = out / f"{spec.name}.itf.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states))
+    replays = tuple(replay_file(str(path), engine) for engine in KINDS) if replay else ()
+    return attrs.evolve(verdict, trace=path, replays=replays)
+
+
+def compare_with_tlc(verdict: CheckVerdict, out: Path) -> CheckVerdict:
+    """The verdict with TLC's run of the same configuration beside it (its log under ``OUT/tlc``)."""
+    return attrs.evolve(verdict, tlc=check_with_tlc(verdict.config, out / "tlc"))

@@ -1,0 +1,59 @@
+"""The reference model behind the engine interface of :mod:`autoswitch.conformance.engines`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from autoswitch.reference import cluster, codes, epoch_file, initial_system, truncation
+from autoswitch.reference.codes import NO_CONSISTENT_POINT
+from autoswitch.reference.state import System
+from autoswitch.reference.variables import controller_variables
+from autoswitch.reference.variables import variables as reference_variables
+
+if TYPE_CHECKING:
+    from autoswitch.conformance.engines import Config
+
+
+class ReferenceEngine:
+    """The reference model behind the engine interface (it keeps the current immutable state: the
+    ``System`` inside the trace layer of ``reference/cluster.py``)."""
+
+    def __init__(self, config: Config):
+        self.options = config.options
+        self.multi_set = config.broker_sets is not None
+        self.cluster = cluster.initial_cluster(initial_system(dict(config.processes)), config.broker_sets)
+
+    @property
+    def state(self) -> System:
+        return self.cluster.system
+
+    def step(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
+        self.cluster, outcome = cluster.step(self.cluster, action, self.options)
+        return outcome
+
+    def variables(self) -> dict[str, Any]:
+        """The spec's variables, the default set's controller among them."""
+        return reference_variables(self.state)
+
+    def observed(self) -> dict[str, Any]:
+        """What a trace compares (spec/README.md, "Trace kinds")."""
+        return cluster.observed(self.cluster, self.multi_set)
+
+    def other_sets(self) -> dict[str, dict[str, Any]]:
+        """The controller variables of each set but the default one, by brokerName."""
+        return {b: controller_variables(c) for b, c in self.cluster.sets.items()}
+
+    def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
+        ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``) under these options' truncation policy
+        (reference/truncation.py, reference/replication.py::handshake): the outcome and the slave's
+        ``slaveEpochs``, ``slaveLeo`` and ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
+        local, leo, confirm = tuple(map(tuple, pre["slaveEpochs"])), pre["slaveLeo"], pre["slaveConfirmOffset"]
+        point = truncation.TRUNCATE[self.options.policy](local, leo, confirm, tuple(map(tuple, pre["masterEpochs"])), pre["masterLeo"],
+                                                         self.options.kafka_leader_epoch_on_election)
+        if point < 0:
+            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": list(local), "slaveLeo": leo,
+                                                                           "slaveConfirmOffset": confirm}
+        return {"code": codes.OK, "truncateOffset": point}, {"slaveEpochs": list(epoch_file.truncate_suffix(local, point)),
+                                                             "slaveLeo": point, "slaveConfirmOffset": min(confirm, point)}

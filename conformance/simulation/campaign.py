@@ -1,0 +1,273 @@
+"""The configurations of a simulation campaign and one checked random walk.
+
+A configuration is a point of the grid option set x truncation policy x process count, named
+``<options>-<policy>-<n>p`` (``safe-rocketmq-3p``). Its option set also carries the action weights of
+its walks and what MODEL.md §6 says the options break: a negative control names the invariant a
+campaign must find (``control``); ``may_break`` lists every invariant the options are known to break.
+
+A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
+with a hash of the three, so any walk re-runs alone, bit for bit. At every step the action drawn is
+applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
+on its outcome and on every variable, and every invariant and action property is checked on the
+reference's variables. The first violation or divergence ends the walk.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from attrs import frozen
+
+from autoswitch.reference import Options
+from autoswitch.reference.truncation import POLICIES
+
+from autoswitch.conformance import controls
+from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.conformance.explore import Failure, check_step
+from autoswitch.conformance.simulation.generate import REGISTERED_TAGS, UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step
+
+PASS = "pass"
+
+# What a walk does at each step, by weight: a process takes a protocol step (registration, heartbeat,
+# election, the data path: healing and progress), or a fault or stray request happens. Within a
+# REGISTERED process's steps each tag is weighted too (default 1 per listing in generate.py);
+# ``lost`` is the probability that a request's response is lost.
+MOVES = ("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request")
+FAULTS = frozenset({"Crash", "HeartbeatExpire", "ControllerFailover"})
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "process": 90, "Crash": 2, "HeartbeatExpire": 1.5, "ControllerElectScan": 2, "ControllerFailover": 0.5, "request": 4,
+    "lost": 0.05,
+}
+WEIGHT_NAMES = (*MOVES, *REGISTERED_TAGS, "lost")
+
+
+@frozen
+class OptionSet:
+    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py."""
+
+    options: Mapping[str, Any]
+    weights: Mapping[str, float] = {}
+
+
+# Fast leader changes (KIP-279): crashes, expiries and elections often, slaves handshaking with each new master.
+FAST_LEADER = {"Crash": 6, "HeartbeatExpire": 4, "ControllerElectScan": 6, "SendElectMaster": 3, "Handshake": 3, "request": 1}
+
+OPTION_SETS: dict[str, OptionSet] = {
+    "safe": OptionSet({}),
+    "allack-off": OptionSet({"all_ack_in_sync_state_set": False}),
+    "union-off": OptionSet({"union_ack_fix": False}),  # RocketMQ #5663
+    "unclean": OptionSet({"enable_elect_unclean_master": True}),
+    "freeze-off": OptionSet({"confirm_freeze_fix": False}),  # RocketMQ #6662
+    "fast-leader": OptionSet({"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
+                             FAST_LEADER),
+    # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies; nothing changes for rocketmq
+    "kafka21": OptionSet({"kafka_leader_epoch_on_election": True}),
+}
+# Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
+# carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
+POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
+PROCESS_COUNTS = (2, 3)
+
+# The safe configurations and the negative controls of controls.py (freeze-off, RocketMQ 5.1.0 without #6662, is
+# not among them: see its row there).
+DEFAULT_CONFIGS = tuple(c.simulation for c in controls.in_default(controls.SIMULATE) if c.simulation)
+
+
+@frozen
+class SimConfig:
+    """One configuration of the grid."""
+
+    name: str
+    option_set: str
+    policy: str
+    processes: int
+
+    @property
+    def config(self) -> Config:
+        procs = {f"p{i}": f"10.0.0.{i}:30911" for i in range(1, self.processes + 1)}
+        return Config(procs, Options(policy=self.policy, **OPTION_SETS[self.option_set].options))
+
+    @property
+    def breaks(self) -> tuple[str, ...]:
+        """Invariants these settings are known to break (controls.py); the first is the negative control's."""
+        return controls.breaks(self.policy, OPTION_SETS[self.option_set].options)
+
+    @property
+    def control(self) -> str | None:
+        """The invariant a campaign must find broken here, or None: a safe configuration."""
+        return self.breaks[0] if self.breaks else None
+
+    @property
+    def tolerated(self) -> tuple[str, ...]:
+        """Known breaks other than the control: recorded when they fail, but a walk goes on to look
+        for the control (as a TLC negative-control config checks only its invariant)."""
+        return self.breaks[1:]
+
+    def weights(self, overrides: Mapping[str, float] = {}) -> dict[str, float]:
+        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **overrides}
+
+
+def grid() -> dict[str, SimConfig]:
+    """Every configuration: option sets x policies x process counts, by name."""
+    out = {}
+    for o in OPTION_SETS:
+        for policy in POLICIES:
+            for n in PROCESS_COUNTS:
+                name = f"{o}-{policy}-{n}p"
+                out[name] = SimConfig(name, o, policy, n)
+    return out
+
+
+def select(patterns: Sequence[str]) -> list[SimConfig]:
+    """The configurations whose names match any of ``patterns`` (exact names or shell globs), in
+    grid order; a pattern matching nothing is an error naming the known configurations."""
+    configs = grid()
+    chosen: list[str] = []
+    for pattern in patterns:
+        hits = [n for n in configs if fnmatch.fnmatchcase(n, pattern)]
+        if not hits:
+            raise ValueError(f"no configuration matches {pattern!r}; names are <options>-<policy>-<n>p with options "
+                             f"{', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}")
+        chosen.extend(h for h in hits if h not in chosen)
+    return [configs[n] for n in configs if n in chosen]
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """``"Crash=5,lost=0.1"`` -> weights; an unknown name or a bad number is an error naming it."""
+    out: dict[str, float] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in WEIGHT_NAMES:
+            raise ValueError(f"unknown weight {name!r}; known: {', '.join(WEIGHT_NAMES)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(f"weight {name!r}: expected a number, got {value!r}") from None
+        if out[name] < 0:
+            raise ValueError(f"weight {name!r} must be >= 0")
+    return out
+
+
+def walk_seed(campaign_seed: int, config: str, walk: int) -> int:
+    """The seed of one walk: a stable hash of (campaign seed, configuration name, walk index)."""
+    digest = hashlib.blake2b(f"{campaign_seed}/{config}/{walk}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def abstract_state(v: Mapping[str, Any]) -> int:
+    """A signed 64-bit hash of the abstraction of a state: the controller's master, epochs and
+    syncStateSet size, and per process its registration state, role, HA state, local epochs, log
+    length, flushed prefix and confirmOffset (message ids and addresses are left out)."""
+    procs = sorted(v["regState"])
+    view = (
+        v["masterId"] != -1, v["masterEpoch"], v["syncStateSetEpoch"], len(v["syncStateSet"]), len(v["alive"]),
+        tuple((v["regState"][p], v["role"][p], v["haState"][p], v["localMasterEpoch"][p], len(v["log"][p]), v["flushed"][p],
+               v["confirmOffset"][p]) for p in procs),
+    )
+    return int.from_bytes(hashlib.blake2b(repr(view).encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class Drawer:
+    """Draws the next action of a walk from the current variables with the configuration's weights: a
+    move, then a tag (generate.py's protocol steps by role, or a request of the action table), then its
+    parameters by kind (generate.process_action, generate.controller_request)."""
+
+    def __init__(self, config: Config, weights: Mapping[str, float]):
+        self.procs = sorted(config.processes)
+        self.addrs = [*config.processes.values(), "10.0.1.1:30911", "10.0.1.2:30911"]
+        self.moves = [m for m in MOVES if weights.get(m, 0) > 0]
+        self.move_weights = [weights[m] for m in self.moves]
+        self.weights = weights
+
+    def draw(self, rng: random.Random, v: dict[str, Any]) -> dict[str, Any] | None:
+        """An action, or None for a draw with nothing to do (e.g. expiring when no broker is alive)."""
+        move = rng.choices(self.moves, self.move_weights)[0]
+        if move == "process":
+            p = rng.choice(self.procs)
+            if v["regState"][p] == "REGISTERED":
+                steps = registered_steps(v, p, data=True)
+                tag = rng.choices(steps, [self.weights.get(t, 1.0) for t in steps])[0]
+            else:
+                tag = registration_step(v, p)
+            return process_action(rng, v, p, tag, self.addrs, self.weights["lost"])
+        if move == "Crash":
+            return {"tag": "Crash", "process": rng.choice(self.procs)}
+        if move == "HeartbeatExpire":
+            alive = sorted(v["alive"])
+            return {"tag": "HeartbeatExpire", "brokerId": rng.choice(alive)} if alive else None
+        if move in ("ControllerElectScan", "ControllerFailover"):
+            return {"tag": move}
+        action = controller_request(rng, len(self.procs) + 1)
+        return None if action["tag"] in UNSAFE_REQUESTS else action
+
+
+@frozen
+class Run:
+    """A checked run: the actions taken (enabled ones only), the failure if any, the abstract states,
+    and the tolerated properties that failed on the way (name -> first state index)."""
+
+    actions: list[dict[str, Any]]
+    failure: Failure | None
+    states: list[int]
+    tolerated: dict[str, int]
+
+
+def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,
+                 tolerate: Sequence[str], with_impl: bool, abstract: bool) -> Run:
+    """Up to ``length`` enabled actions from ``tries`` calls of ``draw(variables)`` (None: nothing drawn),
+    each checked on both engines; a disabled action is skipped. Stops at the first failure (a property
+    of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states."""
+    ref = make_engine("reference", config)
+    impl = make_engine("impl", config) if with_impl else None
+    v = ref.variables()
+    states = [abstract_state(v)] if abstract else []
+    taken: list[dict[str, Any]] = []
+    tolerated = dict.fromkeys(tolerate, -1)
+    failure = None
+    for _ in range(tries):
+        if len(taken) == length:
+            break
+        action = draw(v)
+        if action is None:
+            continue
+        failure, after = check_step(ref, impl, action, len(taken) + 1, v, tolerated)
+        if after is None and failure is None:
+            continue
+        taken.append(dict(action))
+        if failure is not None:
+            break
+        v = after
+        if abstract:
+            states.append(abstract_state(v))
+    return Run(taken, failure, states, {k: i for k, i in tolerated.items() if i >= 0})
+
+
+def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
+             with_impl: bool = True) -> Run:
+    """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
+    at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
+    ``length * 20`` draws without reaching ``length``."""
+    rng = random.Random(seed)
+    drawer = Drawer(config, weights)
+    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, abstract=True)
+
+
+def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True) -> Run:
+    """Run a fixed action list, skipping actions that are disabled where they come, checked like a walk
+    (abstract states are not collected)."""
+    given = iter(actions)
+    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, abstract=False)
+
+
+def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    return dict(sorted(Counter(a["tag"] for a in actions).items()))
+
+
+def fault_count(actions: Sequence[Mapping[str, Any]]) -> int:
+    """Faults in a walk: crashes, expiries, controller failovers and requests whose response is lost."""
+    return sum(a["tag"] in FAULTS or bool(a.get("lost")) for a in actions)

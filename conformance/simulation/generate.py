@@ -1,0 +1,127 @@
+"""Seeded random walks over the reference model: every action of a walk is enabled where it is taken.
+
+A walk is a function of (seed, config, length) alone, so a corpus can be rebuilt bit for bit. Most steps
+advance a process through its protocol; the rest are faults (crashes, lost responses, expiries, controller
+failovers) and arbitrary - often stale or refused - controller requests.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from autoswitch.conformance.engines import Config
+from autoswitch.conformance.engines.reference import ReferenceEngine
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_ID,
+    BROKER_IDS,
+    CONTROLLER,
+    LOST,
+    PROCESS,
+    SCAN,
+    TRIGGERS,
+    record,
+    tags,
+)
+from autoswitch.reference.precondition import NotEnabled
+
+# What a walk's process does by role, with repeats for weight (tags of the action table; the data path's
+# in its order): a master writes and heals the set, a slave replicates.
+MASTER_STEPS = ["Write", "Write", "Expand", "Shrink", "AlterArrives", "Flush", "Consume"]
+SLAVE_STEPS = ["Handshake", "Transfer", "Transfer", "Ack", "Flush", "Consume"]
+# Requests only an operator or a broken client sends: an arbitrary syncStateSet can add a lagging member,
+# which no safety property survives; random walks of the data path leave them out.
+UNSAFE_REQUESTS = ("AlterSyncStateSet", "ApplyBrokerId", "RegisterBrokerToController")
+# The requests of an arbitrary controller request, and the scan; CleanBrokerData only where asked for (it can
+# hand a live process's id to another: traces/regressions).
+REQUEST_TAGS = (*(t for t in tags(CONTROLLER) if t != "CleanBrokerData"), *tags(SCAN))
+
+NEXT_STEP = {
+    "DOWN": "Restart", "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
+    "META_WRITTEN": "DeleteTempFile", "META_DONE": "SendRegister",
+}
+REGISTERED_STEPS = ["SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SendElectMaster", "SendAlterSyncStateSet"]
+# The tags a REGISTERED process of a data-path walk may take, each once (campaign weights name them).
+REGISTERED_TAGS = tuple(dict.fromkeys([t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"] + MASTER_STEPS + SLAVE_STEPS))
+assert set(REGISTERED_STEPS + MASTER_STEPS + SLAVE_STEPS + [*NEXT_STEP.values()]) <= set(ACTIONS), "a tag not in the table"
+
+
+def _subset(rng: random.Random, top: int) -> frozenset[int]:
+    return frozenset(i for i in range(1, top + 1) if rng.random() < 0.5)
+
+
+def registration_step(v: dict[str, Any], p: str) -> str:
+    """The one registration step a process that is not REGISTERED takes next (Restart when DOWN)."""
+    state = v["regState"][p]
+    if state == "INITIAL":
+        return "LoadMetaFile" if v["metaFile"][p] else "LoadTempFile" if v["tempFile"][p]["brokerId"] else "CreateTempFile"
+    return NEXT_STEP[state]
+
+
+def registered_steps(v: dict[str, Any], p: str, data: bool) -> list[str]:
+    """The steps a REGISTERED process may take (with repeats: the more often listed, the likelier)."""
+    if not data:
+        return REGISTERED_STEPS
+    steps = [t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"]
+    return steps + {"MASTER": MASTER_STEPS, "SLAVE": SLAVE_STEPS}.get(v["role"][p], []) * 2
+
+
+def process_action(rng: random.Random, v: dict[str, Any], p: str, tag: str, addrs: list[str], lost: float = 0.1) -> dict[str, Any]:
+    """Process ``p``'s action ``tag`` with a value drawn for each kind of parameter of the action table: a
+    response lost with probability ``lost``, an address from ``addrs``, a subset of ids, an id (the same
+    draws whatever the tag)."""
+    draw = {PROCESS: p, LOST: rng.random() < lost, ADDR: rng.choice(addrs),
+            BROKER_IDS: _subset(rng, len(v["metaFile"]) + 1), BROKER_ID: rng.randint(1, len(v["metaFile"]))}
+    return record(tag, draw)
+
+
+def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:
+    tag = rng.choice(registered_steps(v, p, data)) if v["regState"][p] == "REGISTERED" else registration_step(v, p)
+    return process_action(rng, v, p, tag, addrs)
+
+
+def controller_request(rng: random.Random, top_id: int, clean: float = 0.0) -> dict[str, Any]:
+    """An arbitrary controller request over small domains (ids 0..top_id, epochs 0..4): with probability
+    ``clean`` a CleanBrokerData, else one of REQUEST_TAGS."""
+    if clean and rng.random() < clean:
+        return {"tag": "CleanBrokerData", "brokerIds": frozenset(b for b in range(0, top_id + 1) if rng.random() < 0.3),
+                "cleanLiving": rng.random() < 0.5}
+    tag = rng.choice(REQUEST_TAGS)
+    draw = {
+        "brokerId": rng.randint(0, top_id), "checkCode": f"10.9.9.9:1;{rng.randint(0, 3)}", "addr": f"10.9.9.{rng.randint(1, 2)}:1",
+        "trigger": rng.choice(TRIGGERS), "masterId": rng.randint(0, top_id), "masterEpoch": rng.randint(0, 4),
+        "newSyncStateSet": _subset(rng, top_id), "syncStateSetEpoch": rng.randint(0, 4), "epoch": rng.randint(0, 4),
+        "maxOffset": rng.randint(0, 4), "priority": rng.randint(0, 2),
+    }
+    return {"tag": tag, **{k: draw[k] for k in ACTIONS[tag].params}}
+
+
+def random_walk(config: Config, seed: int, length: int, data: bool = False) -> list[dict[str, Any]]:
+    """``length`` enabled actions from the Init state of ``config``, drawn with ``random.Random(seed)``.
+    With ``data`` the walk also writes, replicates and changes the syncStateSet the way brokers do, and
+    leaves out the requests of UNSAFE_REQUESTS."""
+    rng = random.Random(seed)
+    engine = ReferenceEngine(config)
+    procs = sorted(config.processes)
+    addrs = [*config.processes.values(), "10.0.1.1:30911", "10.0.1.2:30911"]
+    actions: list[dict[str, Any]] = []
+    v = engine.variables()
+    while len(actions) < length:
+        roll = rng.random()
+        if procs and roll < 0.8:
+            action = _protocol_step(rng, v, rng.choice(procs), addrs, data)
+        elif procs and roll < 0.86:
+            action = {"tag": "Crash", "process": rng.choice(procs)}
+        else:
+            action = controller_request(rng, len(procs) + 1)
+            if data and action["tag"] in UNSAFE_REQUESTS:
+                continue
+        try:
+            engine.step(action)
+        except NotEnabled:
+            continue
+        actions.append(action)
+        v = engine.variables()
+    return actions

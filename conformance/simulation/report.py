@@ -1,0 +1,140 @@
+"""A campaign's summary from its rows: per configuration the walks, steps, action and abstract-state
+coverage, failures per invariant, the shortest shrunk trace; the verdict (every negative control found,
+nothing else broken); ``report.md`` with two PNG plots (coverage growth over walks, violations per
+configuration)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
+
+from autoswitch.conformance.simulation.campaign import PASS, grid
+from autoswitch.conformance.simulation.spark import Campaign, RunStats
+
+WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
+
+
+@frozen
+class ConfigSummary:
+    name: str
+    control: str | None
+    walks: int
+    steps: int
+    actions: Counter
+    states: int
+    growth: list[int]  # distinct abstract states after each walk
+    failures: Counter  # (kind, name) -> walks
+    tolerated: Counter  # name -> walks where a tolerated property failed
+    shortest: dict[str, Any] | None  # the row of the shortest shrunk trace of the control (or of any failure)
+
+    @property
+    def problems(self) -> list[str]:
+        """Unexpected failures, and a negative control not found."""
+        found = [f"{self.name}: {kind} {name} in {n} walk(s)" for (kind, name), n in sorted(self.failures.items())
+                 if (kind, name) != ("violation", self.control)]
+        if self.control and not self.failures[("violation", self.control)]:
+            found.append(f"{self.name}: negative control {self.control} not found")
+        return found
+
+
+def summarize(campaign: Campaign, rows: list[dict[str, Any]]) -> list[ConfigSummary]:
+    out = []
+    for name in campaign.configs:
+        mine = [r for r in rows if r["config"] == name]
+        seen: set[int] = set()
+        growth = []
+        for r in mine:
+            seen.update(r["states"])
+            growth.append(len(seen))
+        actions: Counter = Counter()
+        for r in mine:
+            actions.update(r["actions"])
+        control = grid()[name].control
+        shrunk = [r for r in mine if r["shrunk_length"] is not None]
+        preferred = [r for r in shrunk if r["failure"] == control] or shrunk
+        shortest = min(preferred, key=lambda r: (r["shrunk_length"], r["walk"])) if preferred else None
+        out.append(ConfigSummary(
+            name, control, len(mine), sum(r["length"] for r in mine), actions, len(seen), growth,
+            Counter((r["status"], r["failure"]) for r in mine if r["status"] != PASS),
+            Counter(k for r in mine for k in r["tolerated"]), shortest))
+    return out
+
+
+def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for s in summaries:
+        ax.plot(range(1, len(s.growth) + 1), s.growth, label=s.name, linestyle="-" if s.control is None else "--")
+    ax.set(xlabel="walks", ylabel="distinct abstract states", title="Coverage growth over walks")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(out / "coverage.png", dpi=110)
+    plt.close(fig)
+
+    names = sorted({f"{kind}: {name}" for s in summaries for kind, name in s.failures})
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    bottom = [0] * len(summaries)
+    for label in names:
+        kind, name = label.split(": ", 1)
+        counts = [s.failures[(kind, name)] for s in summaries]
+        ax.barh([s.name for s in summaries], counts, left=bottom, label=label)
+        bottom = [b + c for b, c in zip(bottom, counts)]
+    for row, total in enumerate(bottom):  # a handful of failures is a thin bar: say the number
+        ax.text(total, row, f" {total}", va="center", fontsize=8)
+    ax.set_xscale("symlog", linthresh=1)  # 3 failures and 600 on one readable axis
+    ax.set(xlabel="failing walks (log scale)", title="Violations per configuration (first failure of each walk)")
+    ax.invert_yaxis()
+    if names:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "violations.png", dpi=110)
+    plt.close(fig)
+    return ["coverage.png", "violations.png"]
+
+
+def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats, out: Path) -> tuple[Path, list[str]]:
+    """Write ``report.md`` (and the plots) under ``out``; returns its path and the problems found."""
+    summaries = summarize(campaign, rows)
+    plots = _plots(summaries, out)
+    problems = [p for s in summaries for p in s.problems]
+    lines = [
+        f"# Simulation campaign (seed {campaign.seed})", "",
+        f"{campaign.walks} walks x {campaign.length} steps per configuration, {len(campaign.configs)} configurations, "
+        f"{campaign.chunk} walks per task. This run: {stats.ran} chunks run, {stats.skipped} already done, on "
+        f"`{stats.master}`, {stats.walks} walks and {stats.steps} steps in {stats.seconds:.1f} s: "
+        f"**{stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s**.", "",
+        "Verdict: " + ("every negative control found, no other violation or divergence." if not problems
+                       else "**problems**:\n\n" + "\n".join(f"- {p}" for p in problems)), "",
+        "| configuration | control | walks | steps | actions covered | abstract states | failures | tolerated | shortest shrunk trace |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        failures = ", ".join(f"{name} ({kind}) x{n}" for (kind, name), n in sorted(s.failures.items())) or "none"
+        tolerated = ", ".join(f"{k} x{n}" for k, n in sorted(s.tolerated.items())) or "-"
+        trace = "-"
+        if s.shortest:
+            trace = (f"`{s.shortest['trace']}`: {s.shortest['shrunk_length']} steps, {s.shortest['shrunk_faults']} faults, "
+                     f"expects {s.shortest['trace_expects']}")
+        lines.append(f"| {s.name} | {s.control or 'safe'} | {s.walks} | {s.steps} | {len(s.actions)}/{WALKABLE} | {s.states} | "
+                     f"{failures} | {tolerated} | {trace} |")
+    lines += ["", "Replay a shrunk trace (both models): `autoswitch replay <out>/failures/<config>/walk-<i>.itf.json`; "
+              "re-run any walk alone: `autoswitch simulate --seed S --length L --configs NAME --walk I`.", "",
+              "## Action coverage", "", "| configuration | " + " | ".join(sorted({t for s in summaries for t in s.actions})) + " |",
+              "|---|" + "---|" * len({t for s in summaries for t in s.actions})]
+    tags = sorted({t for s in summaries for t in s.actions})
+    for s in summaries:
+        lines.append(f"| {s.name} | " + " | ".join(str(s.actions[t]) for t in tags) + " |")
+    lines += ["", "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path, problems

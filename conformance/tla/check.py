@@ -1,0 +1,203 @@
+"""``autoswitch tla``: model-check the spec's configurations with TLC or Apalache, import what the tool
+found as replayable traces and replay them on the reference and the implementation.
+
+Per configuration NAME (spec/NAME.cfg) everything goes to ``OUT/NAME/``:
+- TLC: ``tlc.log`` (TLC's output) and, for a counterexample, ``counterexample.itf.json``;
+- Apalache: ``apalache.log``, ``spec/`` (the modules and ``APA_NAME.tla`` with the config's constants),
+  ``out/`` and ``run/`` (Apalache's own output), ``counterexample.itf.json`` (its ``violation1``) and,
+  for ``simulate``, ``example<N>.itf.json`` (its ``example<N>``), each imported by ``tla_import``.
+Earlier results in ``OUT/NAME/`` are removed first, so the folder shows one run.
+
+Expected verdicts: the negative controls (controls.py) must give a violation, every other configuration must hold. An
+imported counterexample must replay on both engines to the violation the tool reported, at the state
+where it reported it (``#meta.expect``); a simulation trace (no violation) must replay with every
+invariant holding.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from attrs import asdict, frozen
+
+from autoswitch.conformance import controls
+from autoswitch.conformance.trace.replay import Result
+from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config, spec_dir
+from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
+from autoswitch.conformance.tla.run import ERROR, OK, VIOLATION, find_apalache, find_tlc, run_apalache, run_tlc, tlc_missing_reason
+from autoswitch.conformance.tla.tlc_output import TlcTraceError, parse_tlc_trace
+
+SKIPPED = "skipped"
+DEFAULT_CONFIGS = tuple(c.cfg for c in controls.in_default(controls.TLA) if c.cfg)
+COUNTEREXAMPLE = "counterexample.itf.json"
+_TLC_VERSION = re.compile(r"TLC2 Version (\S+)")
+
+
+def expected_verdict(config: str) -> str:
+    """``violation`` for the negative controls (controls.py), ``ok`` for every other configuration."""
+    return OK if controls.expected_violation(config) is None else VIOLATION
+
+
+@frozen
+class TraceCheck:
+    """One imported trace and its replay on each engine."""
+
+    path: str
+    expect: str | None  # "<violation> at state <i>", None for a trace that must hold throughout
+    results: tuple[Result, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    def summary(self) -> str:
+        """``both: <what happened>`` when the engines pass, else each engine's first problem."""
+        if self.ok:
+            return f"both: {self.expect}, as expected" if self.expect else "both: pass, every invariant holds"
+        return "; ".join(f"{r.engine}: " + ((r.message or "pass") if r.ok else f"{r.status} at state {r.state} ({r.field}: {r.actual or r.message})")
+                         for r in self.results)
+
+
+@frozen
+class ConfigCheck:
+    """The result of one tool on one configuration."""
+
+    config: str
+    tool: str
+    expected: str
+    verdict: str  # ok | violation | error | skipped
+    violated: str | None = None
+    distinct_states: int | None = None
+    depth: int | None = None
+    seconds: float = 0.0
+    folder: str = ""
+    traces: tuple[TraceCheck, ...] = ()
+    problem: str = ""  # why it was skipped, the tool's error, or why a trace could not be imported
+
+    @property
+    def ok(self) -> bool:
+        """Checked, the verdict the configuration expects, and every imported trace replays as it should."""
+        imported = self.verdict != VIOLATION or bool(self.traces)
+        return self.verdict == self.expected and not self.problem and imported and all(t.ok for t in self.traces)
+
+    def to_json(self) -> dict:
+        return {**asdict(self, recurse=False), "ok": self.ok,
+                "traces": [{"path": t.path, "expect": t.expect, "ok": t.ok, "results": [r.to_json() for r in t.results]}
+                           for t in self.traces]}
+
+
+def _fresh_folder(out: Path, config: str) -> Path:
+    folder = out / config
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("tlc.log", "apalache.log"):
+        (folder / name).unlink(missing_ok=True)
+    for f in folder.glob("*.itf.json"):
+        f.unlink()
+    for sub in ("spec", "out", "run"):
+        shutil.rmtree(folder / sub, ignore_errors=True)
+    return folder
+
+
+def _check_trace(path: Path, expect: dict | None) -> TraceCheck:
+    text = None if expect is None else f"{expect['violation']} at state {expect['state']}"
+    return TraceCheck(str(path), text, replay_both(path))
+
+
+def skipped(configs: list[str], tool: str, reason: str) -> list[ConfigCheck]:
+    return [ConfigCheck(c, tool, expected_verdict(c), SKIPPED, problem=reason) for c in configs]
+
+
+def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
+    """TLC on spec/CONFIG.cfg; a counterexample is imported to ``counterexample.itf.json`` and replayed."""
+    if find_tlc() is None:
+        return skipped([config], "tlc", tlc_missing_reason())[0]
+    cfg = load_spec_config(config)
+    folder = _fresh_folder(out, config)
+    result = run_tlc(spec_dir() / f"{cfg.module}.tla", spec_dir() / f"{config}.cfg", workers=workers, timeout=timeout)
+    (folder / "tlc.log").write_text(result.output)
+    common = dict(config=config, tool="tlc", expected=expected_verdict(config), verdict=result.verdict,
+                  violated=result.violated, distinct_states=result.distinct_states, depth=result.depth,
+                  seconds=result.seconds, folder=str(folder))
+    if result.verdict == ERROR:
+        return ConfigCheck(**common, problem=f"TLC could not check (exit code {result.exit_code}): see {folder / 'tlc.log'}")
+    if result.verdict != VIOLATION:
+        return ConfigCheck(**common)
+    if result.violation_kind not in ("invariant", "action property"):
+        return ConfigCheck(**common, problem=f"TLC reports a {result.violation_kind}: no trace to import")
+    version = _TLC_VERSION.search(result.output)
+    try:
+        imported = import_states(parse_tlc_trace(result.output), cfg, violation=result.violated,
+                                 tool=f"TLC {version.group(1) if version else '?'}, -workers {workers} -fp 1")
+    except (TlcTraceError, TraceImportError) as e:
+        return ConfigCheck(**common, problem=f"{folder / 'tlc.log'}: {e}")
+    path = imported.write(folder / COUNTEREXAMPLE)
+    return ConfigCheck(**common, traces=(_check_trace(path, imported.meta.get("expect")),))
+
+
+def check_with_apalache(config: str, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,
+                        timeout: float | None = None) -> ConfigCheck:
+    """Apalache (``check`` or ``simulate``) on CONFIG's constants and invariants; its ITF traces are
+    imported and replayed. Apalache checks INVARIANTS only (the cfg's PROPERTIES are not passed) and has
+    no state constraint: its bound is ``length`` steps."""
+    if find_apalache() is None:
+        return skipped([config], "apalache", "apalache-mc not on PATH and no $APALACHE_HOME/bin/apalache-mc")[0]
+    cfg = load_spec_config(config)
+    folder = _fresh_folder(out, config)
+    result = run_apalache(spec_dir(), config, cfg.module, cfg.constants, folder, length=length,
+                          invariants=cfg.invariants, init=cfg.init, mode=mode, max_run=max_run, timeout=timeout)
+    (folder / "apalache.log").write_text(result.output)
+    common = dict(config=config, tool=f"apalache {mode}", expected=expected_verdict(config), verdict=result.verdict,
+                  violated=result.violated, depth=length, seconds=result.seconds, folder=str(folder))
+    if result.verdict == ERROR:
+        return ConfigCheck(**common, problem=f"Apalache could not check (exit code {result.exit_code}): see {folder / 'apalache.log'}")
+    if result.verdict == VIOLATION and result.violated is None:
+        return ConfigCheck(**common, problem=f"Apalache reports a violation but names no invariant of --inv: see {folder / 'apalache.log'}")
+    traces = []
+    try:
+        found = import_apalache_traces(result.run_dir, folder, cfg, result.violated, f"Apalache {mode}, --length {length}")
+    except TraceImportError as e:
+        return ConfigCheck(**common, problem=str(e))
+    for path, expect in found:
+        traces.append(_check_trace(path, expect))
+    return ConfigCheck(**common, traces=tuple(traces))
+
+
+def apalache_trace_files(run_dir: Path) -> list[tuple[Path, bool]]:
+    """``(file, is_violation)`` of Apalache's numbered ITF traces in ``run_dir`` (``violation1.itf.json``,
+    ``example1.itf.json``, ...; the unnumbered ``violation.itf.json``/``example.itf.json`` repeat the
+    first one and are used only when no numbered file exists)."""
+    found: list[tuple[Path, bool]] = []
+    for stem, is_violation in (("violation", True), ("example", False)):
+        numbered = sorted(run_dir.glob(f"{stem}[0-9]*.itf.json"), key=lambda p: int(re.sub(r"\D", "", p.name) or 0))
+        plain = run_dir / f"{stem}.itf.json"
+        found += [(p, is_violation) for p in (numbered or ([plain] if plain.is_file() else []))]
+    return found
+
+
+def import_apalache_traces(run_dir: Path, folder: Path, cfg: SpecConfig, violated: str | None, tool: str) -> list[tuple[Path, dict | None]]:
+    """Import Apalache's ITF traces of ``run_dir`` into ``folder``: the first violation trace as
+    ``counterexample.itf.json`` (expecting ``violated`` at its last state), examples as ``example<N>.itf.json``."""
+    written = []
+    violations = 0
+    for source, is_violation in apalache_trace_files(run_dir):
+        if is_violation and violations:
+            continue  # --max-error 1: one counterexample
+        try:
+            imported = import_states(apalache_states(source), cfg, tool=tool, violation=violated if is_violation else None)
+        except (TraceImportError, KeyError, TypeError) as e:
+            raise TraceImportError(f"{source}: {e}") from None
+        target = folder / (COUNTEREXAMPLE if is_violation else source.name)
+        imported.write(target)
+        violations += is_violation
+        written.append((target, imported.meta.get("expect")))
+    return written
+
+
+def write_report(out: Path, checks: list[ConfigCheck]) -> Path:
+    path = out / "report.json"
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([c.to_json() for c in checks], indent=1) + "\n")
+    return path

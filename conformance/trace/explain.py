@@ -1,0 +1,66 @@
+"""``autoswitch explain``: replay one trace on the reference model and print it step by step - the
+action, the answer, what changed - marking where an invariant first fails. The way to read a
+counterexample."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from autoswitch.reference.invariants import violated_action_properties, violated_invariants
+from autoswitch.reference.precondition import NotEnabled
+
+from autoswitch.conformance.engines import config_from_meta, make_engine
+from autoswitch.conformance.trace.itf import TraceError, load_trace
+from autoswitch.conformance.trace.replay import show
+
+QUIET = ("clock", "alive", "nextMsg")  # bookkeeping that changes often and explains little
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> Iterator[str]:
+    for name, value in after.items():
+        if name in QUIET or before.get(name) == value:
+            continue
+        old = before.get(name)
+        if isinstance(value, dict) and isinstance(old, dict):
+            for key in sorted(set(value) | set(old), key=repr):
+                if value.get(key) != old.get(key):
+                    yield f"{name}[{key!r}] = {show(value.get(key))}"
+        else:
+            yield f"{name} = {show(value)}"
+
+
+def explain(path: str) -> Iterator[str]:
+    """Lines describing the trace at ``path`` as the reference model runs it."""
+    trace = load_trace(path)
+    if "kind" in trace.meta:
+        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is not a walk "
+                         f"from Init: `autoswitch replay {path}` checks it")
+    config, field, problem = config_from_meta(trace.meta)
+    if config is None:
+        raise TraceError(path, None, field, problem)
+    yield f"{path}: {trace.meta.get('description', '')}"
+    yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
+    engine = make_engine("reference", config)
+    before, shown = engine.variables(), engine.observed()
+    failed = False
+    for i, state in enumerate(trace.states[1:], start=1):
+        action = state["action"]
+        params = ", ".join(f"{k}={show(v)}" for k, v in action.items() if k != "tag")
+        try:
+            outcome = engine.step(action)
+        except NotEnabled as e:
+            yield f"{i:3d} {action['tag']}({params}) -> not enabled: {e}"
+            continue
+        answer = ", ".join(f"{k}={show(v)}" for k, v in outcome.items() if k != "code")
+        yield f"{i:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")
+        after, showing = engine.variables(), engine.observed()
+        for change in _changes(shown, showing):  # every set's controller and the trace-only variables too
+            yield f"      {change}"
+        broken = violated_invariants(after) + violated_action_properties(before, after)
+        if broken and not failed:
+            failed = True
+            yield f"  !!! {', '.join(broken)} fails here (state {i})"
+        before, shown = after, showing
+    if not failed:
+        yield "every invariant holds on every state"

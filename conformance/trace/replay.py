@@ -1,0 +1,373 @@
+"""Replay a trace against an engine: run each state's ``action``, compare the ``outcome`` fields and
+every variable the state carries, check the invariants of MODEL.md §6 on the engine's full state, and
+report the first divergence (the model disagrees with the trace) apart from invariant violations (the
+state is one the properties forbid). A trace may expect a violation in ``#meta.expect``:
+``{"violation": "<invariant>", "state": <index>}`` - then the replay passes only if exactly that happens.
+A state whose outcome is exactly ``{"code": "DISABLED"}`` says the model must not allow its action: it
+passes only if the engine raises NotEnabled, and its variables are then those of the state before.
+
+A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
+pre-state (z3's truncation counterexamples, traces/z3), run by each engine's own truncation: see
+:func:`replay_truncation_step`. The component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
+
+A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
+leadership, a null brokerId, the identity files' contents): states are compared with the engine's
+``observed()`` view; the invariants are checked on its ``variables()`` (the default set with the
+processes) and the controller properties on each other set (:func:`broken_in_other_sets`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from attrs import asdict, frozen
+
+from autoswitch.reference import Options
+from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
+from autoswitch.reference.invariants import (
+    ACTION_PROPERTIES,
+    CONTROLLER_VARS,
+    STATE_INVARIANTS,
+    SYSTEM_VARS,
+    violated_action_properties,
+    violated_invariants,
+)
+from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.truncation import POLICIES
+
+from autoswitch.conformance.engines import Config, broker_sets_problem, config_from_meta, make_engine
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
+from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem
+
+PASS = "pass"
+DIVERGENCE = "divergence"
+VIOLATION = "violation"
+MISSING_VIOLATION = "missing-violation"
+MALFORMED = "malformed"
+ERROR = "error"  # the engine raised something other than NotEnabled: a bug in it, reported, not raised
+
+
+@frozen
+class Result:
+    """The verdict of one trace against one engine. ``state``/``field`` locate the first problem."""
+
+    file: str
+    engine: str
+    status: str
+    states: int = 0
+    consumed: int = 0
+    state: int | None = None
+    field: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PASS
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        if self.ok:
+            note = f"; {self.message}" if self.message else ""
+            return f"{self.file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
+        where = "the header" if self.state is None else f"state {self.state}"
+        text = f"{self.file} [{self.engine}]: {self.status} at {where}, field {self.field!r}: {self.message}"
+        if self.expected is not None or self.actual is not None:
+            text += f"\n    trace expects: {self.expected}\n    model has:     {self.actual}"
+        return text
+
+
+def show(value: Any) -> str:
+    """A value for messages: Python-like, with sets and function domains sorted so output is stable."""
+    if isinstance(value, frozenset | set):
+        return "{" + ", ".join(sorted(map(show, value))) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(show, value)) + ")"
+    return repr(value)
+
+
+_ABSENT = "<absent>"
+
+
+def _show(value: Any) -> str:
+    return value if value is _ABSENT else show(value)
+
+
+def broken_properties(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
+    """The state invariants failing in ``after``, then the action properties failing on the step
+    ``before -> after`` (none when ``before`` is None: the initial state). A trace's first violation is
+    the first name of the first state where this is not empty."""
+    return violated_invariants(after) + (violated_action_properties(before, after) if before is not None else [])
+
+
+_SET_INVARIANTS = [inv for inv in STATE_INVARIANTS if set(inv.reads) <= set(CONTROLLER_VARS)]
+_SET_PROPERTIES = [prop for prop in ACTION_PROPERTIES if set(prop.reads) <= set(CONTROLLER_VARS)]
+
+
+def broken_in_other_sets(before: Mapping[str, Mapping[str, Any]] | None, after: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The properties that read only controller variables, on each broker set but the default one
+    (their processes are not modelled, so the process and data properties have nothing to read)."""
+    broken = []
+    for name, view in sorted(after.items()):
+        broken += [inv.name for inv in _SET_INVARIANTS if not inv.holds(view)]
+        if before is not None:
+            broken += [prop.name for prop in _SET_PROPERTIES if not prop.holds(before[name], view)]
+    return broken
+
+
+def _expected_violation(trace: Trace) -> tuple[str, int] | None:
+    expect = trace.meta.get("expect", {})
+    if not isinstance(expect, dict) or "violation" not in expect:
+        return None
+    if not isinstance(expect["violation"], str) or not isinstance(expect.get("state"), int):
+        raise TraceError(trace.path, None, "#meta.expect", "needs 'violation' (a name) and 'state' (an index)")
+    return expect["violation"], expect["state"]
+
+
+_KNOWN_VARS = SYSTEM_VARS + tuple(TRACE_VARS)
+
+
+def _trace_var_problem(name: str, value: Any) -> str | None:
+    if name == "controllerLeader":
+        return None if isinstance(value, bool) else f"must be a bool, got {show(value)}"
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return f"must map process names to strings, got {show(value)}"
+    return None
+
+
+def _broker_sets(trace: Trace) -> Mapping[str, str] | None:
+    problem = broker_sets_problem(trace.meta)
+    if problem:
+        raise TraceError(trace.path, None, "#meta.brokerSets", problem)
+    return trace.meta.get("brokerSets")
+
+
+def _validate_sets(trace: Trace, i: int, state: Mapping[str, Any], sets: Mapping[str, str] | None) -> None:
+    """A controller-level action names a declared set under its cluster; with ``#meta.brokerSets`` a
+    controller variable is a function of exactly the declared brokerNames."""
+    action = state["action"]
+    if "process" not in action and ("brokerName" in action or "clusterName" in action):
+        broker = action.get("brokerName", DEFAULT_BROKER)
+        declared = sets or {DEFAULT_BROKER: DEFAULT_CLUSTER}
+        if broker not in declared:
+            raise TraceError(trace.path, i, "action.brokerName", f"{broker!r} is not a declared broker set; "
+                             f"declared: {', '.join(sorted(declared))} (#meta.brokerSets)")
+        if action.get("clusterName", declared[broker]) != declared[broker]:
+            raise TraceError(trace.path, i, "action.clusterName", f"{broker!r} belongs to cluster {declared[broker]!r}")
+    if sets is None:
+        return
+    for name in CONTROLLER_VARS:
+        if name in state and (not isinstance(state[name], dict) or set(state[name]) != set(sets)):
+            raise TraceError(trace.path, i, name, f"with #meta.brokerSets, a function of the brokerNames {', '.join(sorted(sets))}")
+
+
+def _validate(trace: Trace) -> None:
+    """Check the trace's shape against the vocabulary before running anything."""
+    sets = _broker_sets(trace)
+    for i, state in enumerate(trace.states):
+        for name in state:
+            if name not in ("action", "outcome") and name not in _KNOWN_VARS:
+                raise TraceError(trace.path, i, name, f"not a model variable; known: {', '.join(_KNOWN_VARS)}")
+            problem = _trace_var_problem(name, state[name]) if name in TRACE_VARS else None
+            if problem:
+                raise TraceError(trace.path, i, name, problem)
+        if "action" not in state:
+            raise TraceError(trace.path, i, "action", "every state needs an action record")
+        problem = action_problem(state["action"])
+        if problem:
+            raise TraceError(trace.path, i, *problem)
+        _validate_sets(trace, i, state, sets)
+        if (i == 0) != (state["action"]["tag"] == "Init"):
+            raise TraceError(trace.path, i, "action.tag", "the first state, and only it, is 'Init'")
+        outcome = state.get("outcome")
+        if outcome is not None and (not isinstance(outcome, dict) or not isinstance(outcome.get("code"), str)):
+            raise TraceError(trace.path, i, "outcome", "must be a record with a string 'code'")
+
+
+def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, Any], actual: Mapping[str, Any], consumed: int) -> Result | None:
+    for name, want in expected.items():
+        if name in ("action", "outcome"):
+            continue
+        got = actual[name]
+        if got != want:
+            field = name
+            if isinstance(want, dict) and isinstance(got, dict):  # name the first differing key
+                key = next(k for k in sorted(set(want) | set(got), key=repr) if want.get(k, _ABSENT) != got.get(k, _ABSENT))
+                field, want, got = f"{name}[{key!r}]", want.get(key, _ABSENT), got.get(key, _ABSENT)
+            return Result(trace.path, engine_name, DIVERGENCE, len(trace.states), consumed, index, field, _show(want), _show(got),
+                          f"variable {name} differs after {expected['action']['tag']}")
+    return None
+
+
+def replay_trace(trace: Trace, engine_name: str) -> Result:
+    """Replay a decoded trace on a fresh engine of the given kind."""
+    from autoswitch.conformance.trace.components import KINDS  # the component kinds build on this module
+
+    kind = trace.meta.get("kind")
+    if kind in KINDS:
+        return KINDS[kind](trace, engine_name)
+    _validate(trace)
+    if kind == TRUNCATION_STEP:
+        return replay_truncation_step(trace, engine_name)
+    if kind is not None:
+        known = ", ".join(map(repr, (TRUNCATION_STEP, *KINDS)))
+        raise TraceError(trace.path, None, "#meta.kind", f"unknown kind {kind!r}; known: {known} (or none: a walk from Init)")
+    expected_violation = _expected_violation(trace)
+    config, field, problem = config_from_meta(trace.meta)
+    if config is None:
+        raise TraceError(trace.path, None, field, problem)
+    engine = make_engine(engine_name, config)
+    n = len(trace.states)
+    first_violation: tuple[str, int] | None = None
+    before, sets_before = engine.variables(), engine.other_sets()
+    for i, state in enumerate(trace.states):
+        if i > 0:
+            action = state["action"]
+            refused = state.get("outcome") == {"code": DISABLED}
+            try:
+                outcome = engine.step(action)
+            except NotEnabled as e:
+                if not refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "action", "enabled", "not enabled", f"{action['tag']}: {e}")
+                outcome = {"code": DISABLED}
+                changed = _compare(trace, engine_name, i, {"action": action, **before}, engine.variables(), i)
+                if changed:
+                    return attrs.evolve(changed, message=f"the refused {action['tag']} changed {changed.field}")
+            else:
+                if refused:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "outcome.code", show(DISABLED), show(outcome.get("code")),
+                                  f"{action['tag']} is enabled; the trace says the model must refuse it")
+            for key, want in (state.get("outcome") or {}).items():
+                got = outcome.get(key, _ABSENT)
+                if got != want:
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, f"outcome.{key}", _show(want), _show(got),
+                                  f"{action['tag']} answered differently")
+        after, sets_after = engine.variables(), engine.other_sets()
+        divergence = _compare(trace, engine_name, i, state, engine.observed(), i)
+        if divergence:
+            return divergence
+        if first_violation is None:
+            broken = broken_properties(before if i > 0 else None, after)
+            broken += broken_in_other_sets(sets_before if i > 0 else None, sets_after)
+            if broken:
+                first_violation = (broken[0], i)
+        before, sets_before = after, sets_after
+    if first_violation != expected_violation:
+        if first_violation is None:
+            name, at = expected_violation
+            return Result(trace.path, engine_name, MISSING_VIOLATION, n, n, at, name, "violated", "holds",
+                          f"the trace expects {name} to fail at state {at}")
+        name, at = first_violation
+        want = None if expected_violation is None else f"{expected_violation[0]} at state {expected_violation[1]}"
+        return Result(trace.path, engine_name, VIOLATION, n, n, at, name, want, f"{name} at state {at}", f"invariant {name} fails")
+    note = "" if expected_violation is None else f"{expected_violation[0]} fails at state {expected_violation[1]}, as expected"
+    return Result(trace.path, engine_name, PASS, n, n, message=note)
+
+
+TRUNCATION_STEP = "truncation-step"
+WITHIN_COMMON_PREFIX = "TruncateWithinCommonPrefix"  # the slave keeps at most the two logs' common prefix
+_PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
+
+
+def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A slave's Handshake from the handshake trace kind's inputs, run by the engine's own truncation
+    (``truncation_point`` of each engine) under ``policy``; ``v21``: the Kafka 2.1.0 cache rules (option
+    kafkaLeaderEpochOnElection). Returns the outcome and the slave's epoch file, LEO and confirmOffset after it."""
+    options = Options(policy=policy, kafka_leader_epoch_on_election=v21)
+    return make_engine(engine_name, Config({}, options)).truncation_point(inputs)
+
+
+def _common_prefix(a: list, b: list) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
+    """A truncation-step trace: state 0 is a given pre-state - ``role`` (one MASTER, one SLAVE), ``log``,
+    ``epochFile`` and ``confirmOffset`` of both - and state 1 the SLAVE's Handshake. The engine's
+    truncation (:func:`handshake`) computes the point and the slave's cut; state 1's outcome and variables must match it (a variable the
+    pre-state lacks is absent after the step), the point must be ``#meta.expect.truncationPoint``, and
+    it must break ``#meta.expect.violation`` = TruncateWithinCommonPrefix: the slave keeps more than the
+    two logs' common prefix. The pre-state must satisfy the invariants it carries (EpochFileWellFormed,
+    LogMatching, ConfirmOffsetBound)."""
+    path, n = trace.path, len(trace.states)
+    policy, expect = trace.meta.get("policy"), trace.meta.get("expect")
+    if policy not in POLICIES:
+        raise TraceError(path, None, "#meta.policy", f"must be one of {', '.join(POLICIES)}")
+    if not isinstance(expect, dict) or expect.get("violation") != WITHIN_COMMON_PREFIX or type(expect.get("truncationPoint")) is not int:
+        raise TraceError(path, None, "#meta.expect", f"needs 'violation': {WITHIN_COMMON_PREFIX!r} and 'truncationPoint' (an int)")
+    if n != 2:
+        raise TraceError(path, None, "states", f"a {TRUNCATION_STEP} trace has two states, the pre-state and the Handshake; got {n}")
+    pre, after = trace.states
+    for name in _PRE_STATE:
+        if name not in pre:
+            raise TraceError(path, 0, name, f"the pre-state needs {', '.join(_PRE_STATE)}")
+    roles = pre["role"]
+    masters, slaves = ([p for p, r in roles.items() if r == role] for role in ("MASTER", "SLAVE"))
+    if len(masters) != 1 or len(slaves) != 1 or len(roles) != 2:
+        raise TraceError(path, 0, "role", f"needs exactly one MASTER and one SLAVE, got {show(roles)}")
+    for name in _PRE_STATE[1:]:
+        if set(pre[name]) != set(roles):
+            raise TraceError(path, 0, name, f"must map exactly the processes {masters[0]!r} and {slaves[0]!r}")
+    if after["action"] != {"tag": "Handshake", "process": slaves[0]}:
+        raise TraceError(path, 1, "action", f"must be the SLAVE's Handshake(process={slaves[0]!r})")
+    broken = violated_invariants(pre)
+    if broken:
+        return Result(path, engine_name, VIOLATION, n, 0, 0, broken[0], None, f"{broken[0]} at state 0",
+                      f"the given pre-state breaks {broken[0]}")
+    v21 = bool((trace.meta.get("options") or {}).get("kafkaLeaderEpochOnElection", False))
+    master, slave = masters[0], slaves[0]
+    outcome, cut = handshake(engine_name, policy, {
+        "slaveEpochs": pre["epochFile"][slave], "slaveLeo": len(pre["log"][slave]), "slaveConfirmOffset": pre["confirmOffset"][slave],
+        "masterEpochs": pre["epochFile"][master], "masterLeo": len(pre["log"][master])}, v21)
+    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:cut["slaveLeo"]]}, "epochFile": {**pre["epochFile"], slave: cut["slaveEpochs"]},
+            "confirmOffset": {**pre["confirmOffset"], slave: cut["slaveConfirmOffset"]}}
+    for key, want in (after.get("outcome") or {}).items():
+        got = outcome.get(key, _ABSENT)
+        if got != want:
+            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", _show(want), _show(got),
+                          "Handshake answered differently")
+    divergence = _compare(trace, engine_name, 1, after, {name: post.get(name, _ABSENT) for name in after}, 1)
+    if divergence:
+        return divergence
+    point = outcome["truncateOffset"]
+    if point != expect["truncationPoint"]:
+        return Result(path, engine_name, DIVERGENCE, n, 1, 1, "#meta.expect.truncationPoint", show(expect["truncationPoint"]),
+                      show(point), f"{policy} truncates elsewhere")
+    broken = violated_invariants(post)
+    if broken:
+        return Result(path, engine_name, VIOLATION, n, n, 1, broken[0], None, f"{broken[0]} at state 1", f"invariant {broken[0]} fails")
+    shared = _common_prefix(pre["log"][masters[0]], pre["log"][slaves[0]])
+    if point <= shared:
+        return Result(path, engine_name, MISSING_VIOLATION, n, n, 1, WITHIN_COMMON_PREFIX, "violated", "holds",
+                      f"the slave keeps {point} entries, within the common prefix of {shared}")
+    return Result(path, engine_name, PASS, n, n, message=f"{WITHIN_COMMON_PREFIX} fails at state 1, as expected: {policy} keeps "
+                                                         f"{point} entries, the logs share {shared}")
+
+
+def replay_file(path: str, engine_name: str) -> Result:
+    """Load and replay one file; a malformed file becomes a MALFORMED result, never an exception."""
+    try:
+        return replay_trace(load_trace(path), engine_name)
+    except TraceError as e:
+        return Result(e.path, engine_name, MALFORMED, state=e.state, field=e.field, message=e.message)
+    except Exception as e:  # noqa: BLE001 - one broken engine step must not stop a batch
+        return Result(path, engine_name, ERROR, message=f"{type(e).__name__}: {e}")
+
+
+def trace_files(paths: list[str]) -> list[str]:
+    """The ``.json``/``.itf.json`` files named or found (recursively, sorted) under the given paths."""
+    found: list[str] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.extend(str(f) for f in sorted(p.rglob("*.json")))
+        else:
+            found.append(str(p))
+    return found
