@@ -1,5 +1,5 @@
 """The optimized implementation of controller-mode failover, shaped like RocketMQ 5.x. It does not import
-the reference: the conformance adapter (``engine``) translates between the two.
+the reference: the conformance adapter (``conformance/engines/impl.py``) translates between the two.
 
 Module map:
 
@@ -18,8 +18,10 @@ Module map:
 - ``acks``: the pure confirmOffset / acked-up-to rule (spec/Acks.tla);
 - ``epoch_file``, ``commit_log``, ``truncation``, ``retention``: EpochFileCache with binary searches, the
   commit log with its flushed prefix, the four truncation policies, retention;
-- ``broker``: ``BrokerProcess``: disk, crash, restart, flush, consume;
-- ``engine``: ``ImplSystem``, the adapter the conformance suite steps like the reference model.
+- ``broker``: ``BrokerProcess``: disk, crash, restart, flush, consume.
+
+The adapter the conformance suite steps like the reference model, ``ImplSystem``, lives in
+``conformance/engines/impl.py``.
 
 Glossary, RocketMQ name -> model name (spec / reference), where the implementation keeps RocketMQ's name
 on purpose:

@@ -1,7 +1,7 @@
 """The adapter the conformance suite drives: one broker set (``DefaultCluster`` / ``broker-a``) with its
-controller and broker processes, stepped by the action records of ``reference/step.py`` (MODEL.md §7)
-and observed as the reference's variables (``reference/variables.py``). It is the one module of
-``impl/`` that knows the reference: it builds the :class:`~autoswitch.impl.config.ImplConfig` from the
+controller and broker processes, stepped by the action records of ``reference/actions.py`` (MODEL.md §7)
+and observed as the reference's variables (``reference/variables.py``). It is the one place that knows
+both the implementation and the reference: it builds the :class:`~autoswitch.impl.config.ImplConfig` from the
 reference's ``Options`` (:func:`impl_config`), turns the implementation's ``IllegalStateError`` into
 ``NotEnabled``, and its domain values (responses, offsets, None) into trace outcomes.
 
