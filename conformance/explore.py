@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
+from autoswitch.conformance.trace.replay import broken_properties
 from autoswitch.reference.actions import (
     ACTIONS,
     ADDR,
@@ -31,8 +32,6 @@ from autoswitch.reference.actions import (
 )
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
-
-from autoswitch.conformance.trace.replay import broken_properties
 
 VIOLATION, DIVERGENCE = "violation", "divergence"
 NEXT_TRIGGERS = ("admin",)  # EnvNext elects only as the admin: ElectMaster("admin", id)

@@ -14,6 +14,7 @@ from .precondition import require
 from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
 from .truncation import TRUNCATE
 
+
 def _master(s: System, p: str) -> Process:
     proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")

@@ -27,13 +27,12 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
+from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
+from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
-
-from autoswitch.conformance.explore import NextActions
-from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
 
 Action = Mapping[str, Any]
 

@@ -11,10 +11,9 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
-
 from autoswitch.conformance.simulation.campaign import PASS, grid
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
+from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
 
 WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
 

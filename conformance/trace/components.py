@@ -20,13 +20,12 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from autoswitch.conformance.trace.itf import Trace, TraceError
+from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.truncation import POLICIES
-
-from autoswitch.conformance.trace.itf import Trace, TraceError
-from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 
 EPOCH_FILE = "epoch-file"
 HANDSHAKE = "handshake"

@@ -18,13 +18,16 @@ processes) and the controller properties on each other set (:func:`broken_in_oth
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
 from attrs import asdict, frozen
 
+from autoswitch.conformance.engines import Config, broker_sets_problem, config_from_meta, make_engine
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
+from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem
 from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
@@ -37,10 +40,6 @@ from autoswitch.reference.invariants import (
 )
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.truncation import POLICIES
-
-from autoswitch.conformance.engines import Config, broker_sets_problem, config_from_meta, make_engine
-from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
-from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem
 
 PASS = "pass"
 DIVERGENCE = "divergence"
