@@ -264,7 +264,7 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
         with console.status(f"{name}: initial states") as status:
             # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
             show = status.update if console.is_terminal else console.print
-            verdict = check_config(checker, Path(out), replay_traces, lambda p: show(
+            verdict = check_config(checker, Path(out), replay_traces, lambda p, show=show, name=name: show(
                 f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
                 f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
         result, v = verdict.result, verdict.result.violation

@@ -78,7 +78,7 @@ def _records(entry: ActionDef, domains: Domains, process: str | None = None) -> 
     names = [n for n in entry.params if n != "process"]
     head = {"tag": entry.tag, **({"process": process} if process is not None else {})}
     for combo in itertools.product(*(_values(entry.params[n], domains, process) for n in names)):
-        yield {**head, **dict(zip(names, combo))}
+        yield {**head, **dict(zip(names, combo, strict=True))}
 
 
 def next_actions(domains: Domains) -> list[dict[str, Any]]:

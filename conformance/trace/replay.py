@@ -285,7 +285,7 @@ def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: boo
 
 
 def _common_prefix(a: list, b: list) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
