@@ -249,7 +249,8 @@ class ImplCache:
         from autoswitch.impl.epoch_file import EPOCH_FILE
 
         text = self.storage.read(EPOCH_FILE) or ""
-        return {"entries": [dict(zip(ENTRY_FIELDS, e, strict=True)) for e in self.cache.cache_entries()], "file": text.splitlines()}
+        return {"entries": [dict(zip(ENTRY_FIELDS, e, strict=True)) for e in self.cache.cache_entries()],
+                "file": text.splitlines()}
 
 
 def _answer(returns: str | None, value: Any) -> dict[str, Any]:
