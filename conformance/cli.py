@@ -180,10 +180,9 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
     property alone; check Init and reachable states against IndInv and the encoding against the reference."""
     import time
 
-    from autoswitch.reference.variables import controller_variables
-
-    from autoswitch.conformance.z3 import controller as zc
     from autoswitch.conformance.trace.replay import show
+    from autoswitch.conformance.z3 import controller as zc
+    from autoswitch.reference.variables import controller_variables
 
     started = time.perf_counter()
     report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
@@ -237,9 +236,9 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
     or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
     configuration where both explore every state. Default: the small configurations of controls.py."""
+    from autoswitch.conformance.check.specconfig import SpecConfigError
     from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
     from autoswitch.conformance.controls import SMALL_CONFIGS
-    from autoswitch.conformance.check.specconfig import SpecConfigError
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
     _use_spec_dir(spec_dir)
@@ -265,7 +264,7 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
         with console.status(f"{name}: initial states") as status:
             # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
             show = status.update if console.is_terminal else console.print
-            verdict = check_config(checker, Path(out), replay_traces, lambda p: show(
+            verdict = check_config(checker, Path(out), replay_traces, lambda p, show=show, name=name: show(
                 f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
                 f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
         result, v = verdict.result, verdict.result.violation
@@ -311,7 +310,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     state; every other configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
     skipped (exit 0): nothing is checked, nothing passes."""
     from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
-    from autoswitch.conformance.tla.check import (DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report)
+    from autoswitch.conformance.tla.check import DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report
 
     _use_spec_dir(spec_dir)
     names = list(configs or DEFAULT_CONFIGS)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
+from autoswitch.conformance.trace.replay import broken_properties
 from autoswitch.reference.actions import (
     ACTIONS,
     ADDR,
@@ -31,8 +32,6 @@ from autoswitch.reference.actions import (
 )
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
-
-from autoswitch.conformance.trace.replay import broken_properties
 
 VIOLATION, DIVERGENCE = "violation", "divergence"
 NEXT_TRIGGERS = ("admin",)  # EnvNext elects only as the admin: ElectMaster("admin", id)
@@ -79,7 +78,7 @@ def _records(entry: ActionDef, domains: Domains, process: str | None = None) -> 
     names = [n for n in entry.params if n != "process"]
     head = {"tag": entry.tag, **({"process": process} if process is not None else {})}
     for combo in itertools.product(*(_values(entry.params[n], domains, process) for n in names)):
-        yield {**head, **dict(zip(names, combo))}
+        yield {**head, **dict(zip(names, combo, strict=True))}
 
 
 def next_actions(domains: Domains) -> list[dict[str, Any]]:

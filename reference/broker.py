@@ -119,6 +119,7 @@ def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
 def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
     """SendApplyBrokerId (spec/Broker.tla)."""
     proc = require_process(s, p, TEMP_DONE)
+    assert proc.temp_file is not None  # TEMP_DONE: LoadTempFile or CreateTempFile left one
     c, answer = ctl.apply_broker_id(s.controller, proc.temp_file.broker_id, proc.temp_file.check_code)
     ok = answer["code"] == codes.SUCCESS and not lost
     return with_process(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
@@ -133,6 +134,7 @@ def abandon_temp_file(s: System, p: str) -> tuple[System, frozendict]:
 def write_meta_file(s: System, p: str) -> tuple[System, frozendict]:
     """WriteMetaFile (spec/Broker.tla)."""
     proc = require_process(s, p, ID_APPLIED)
+    assert proc.temp_file is not None  # ID_APPLIED follows TEMP_DONE, which has a temp file
     return with_process(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
 
 

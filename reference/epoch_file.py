@@ -118,5 +118,5 @@ def kafka_end_offset_for(epochs: Epochs, leo: int, requested: int, version: str)
 
 def well_formed(epochs: Epochs, leo: int) -> bool:
     """EfWellFormed (spec/EpochFile.tla)."""
-    ordered = all(a[0] < b[0] and a[1] < b[1] for a, b in zip(epochs, epochs[1:]))
+    ordered = all(a[0] < b[0] and a[1] < b[1] for a, b in zip(epochs, epochs[1:], strict=False))
     return ordered and (not epochs or epochs[-1][1] <= leo)

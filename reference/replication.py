@@ -14,6 +14,7 @@ from .precondition import require
 from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
 from .truncation import TRUNCATE
 
+
 def _master(s: System, p: str) -> Process:
     proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a master")
@@ -26,6 +27,7 @@ def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process
     require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
     q = s.process_of(proc.local_master_id)
     require(q is not None, f"{p} follows broker {proc.local_master_id}, which no process holds")
+    assert q is not None  # for mypy, which does not narrow through require
     master = s.procs[q]
     require(master.reg_state == REGISTERED and master.role == MASTER and master.local_master_epoch == proc.local_master_epoch,
             f"{q} is not master in epoch {proc.local_master_epoch}")
@@ -86,6 +88,7 @@ def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     require(proc.leo < master.leo, f"{p} has all of the master's log")
     ef = _transfer_epoch_file(proc, master, opts)
     require(ef is not None, f"{p}'s master has no epoch entry for offset {proc.leo}")
+    assert ef is not None
     entry = master.log[proc.leo]
     proc = _with_log(evolve(proc, epoch_file=ef), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
@@ -139,6 +142,7 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     proc = require_process(s, p, REGISTERED)
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
+    assert pending is not None
     applied = (pending.code == codes.SUCCESS and proc.role == MASTER
                and pending.sync_state_set_epoch > proc.local_sync_state_set_epoch)
     if applied:
@@ -152,6 +156,7 @@ def flush(s: System, p: str) -> tuple[System, frozendict]:
     """Flush (spec/Replication.tla)."""
     proc = s.procs.get(p)
     require(proc is not None and proc.up and proc.flushed < proc.leo, f"{p} has nothing to flush")
+    assert proc is not None
     return with_process(s, p, evolve(proc, flushed=proc.leo)), OK
 
 

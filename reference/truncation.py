@@ -16,6 +16,7 @@ from .epoch_file import (
     truncate_suffix,
 )
 
+
 def rocketmq(local: Epochs, leo: int, hw: int, remote: Epochs, remote_leo: int, v21: bool = False) -> int:
     """TruncRocketMQ (spec/TruncateRocketMQ.tla)."""
     if not local:

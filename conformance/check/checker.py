@@ -27,13 +27,12 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
+from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
+from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
-
-from autoswitch.conformance.explore import NextActions
-from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
 
 Action = Mapping[str, Any]
 
@@ -62,7 +61,7 @@ def initial_states(spec: SpecConfig, opts: Options) -> list[Start]:
     """The states of the configuration's INIT predicate."""
     starts = []
     for choice in itertools.product(*(spec.addrs[p] for p in spec.processes)):
-        addrs = dict(zip(spec.processes, choice))
+        addrs = dict(zip(spec.processes, choice, strict=True))
         s = initial_system(addrs)
         if spec.init == "Init":
             starts.append(Start(s, addrs, ()))
@@ -112,12 +111,12 @@ def symmetries(spec: SpecConfig, opts: Options) -> tuple[list[Renaming], str]:
         return [], "processes share addresses"
     found = []
     for image in itertools.permutations(procs):
-        pmap = dict(zip(procs, image))
+        pmap = dict(zip(procs, image, strict=True))
         if image == procs or any(len(spec.addrs[p]) != len(spec.addrs[q]) for p, q in pmap.items()):
             continue
         if frozenset(pmap[p] for p in opts.async_learners) != opts.async_learners:
             continue
-        amap = {a: b for p, q in pmap.items() for a, b in zip(spec.addrs[p], spec.addrs[q])}
+        amap = {a: b for p, q in pmap.items() for a, b in zip(spec.addrs[p], spec.addrs[q], strict=True)}
         found.append(Renaming(pmap, amap))
     return found, "" if found else "no two processes are interchangeable (address sets or asyncLearners differ)"
 

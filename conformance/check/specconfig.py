@@ -15,9 +15,8 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference import Options
-
 from autoswitch.conformance.engines import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
+from autoswitch.reference import Options
 
 # Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
 # install, ``pip install -e .``: a plain install ships no spec/).

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import attrs
 from attrs import frozen
+
 from autoswitch.reference import Options, cluster
 from autoswitch.reference.truncation import POLICIES
 

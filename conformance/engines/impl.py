@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 import attrs
+
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient
 from autoswitch.impl.config import HAConfig, ImplConfig

@@ -40,7 +40,7 @@ def _live(epoch: int, offset: int, priority: int) -> dict[str, int]:
 def _registered(name: str, about: str, n: int = 3) -> Scenario:
     """Ids 1..n applied in order (addresses A, B, C), none alive, no election yet."""
     s = _ctl(name, about)
-    for broker_id, addr in zip(range(1, n + 1), (A, B, C)):
+    for broker_id, addr in zip(range(1, n + 1), (A, B, C), strict=False):
         _apply(s, broker_id, addr, broker_id, nextBrokerId=broker_id + 1)
     return s
 

@@ -10,10 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autoswitch.reference import Options
-
 from autoswitch.conformance.engines import Config
 from autoswitch.conformance.trace.itf import write_trace
+from autoswitch.reference import Options
 
 A, B, C = "10.0.0.1:30911", "10.0.0.2:30911", "10.0.0.3:30911"
 EMPTY_TEMP = {"brokerId": 0, "checkCode": ""}

@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from autoswitch.reference import Options
-
 from autoswitch.conformance.scenarios.controller import Scenario
+from autoswitch.reference import Options
 
 ADDR = {"pA": "10.0.0.1:30911", "pB": "10.0.0.2:30911", "pC": "10.0.0.3:30911"}
 

@@ -23,13 +23,19 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference import Options
-from autoswitch.reference.truncation import POLICIES
-
 from autoswitch.conformance import controls
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.explore import Failure, check_step
-from autoswitch.conformance.simulation.generate import REGISTERED_TAGS, UNSAFE_REQUESTS, controller_request, process_action, registered_steps, registration_step
+from autoswitch.conformance.simulation.generate import (
+    REGISTERED_TAGS,
+    UNSAFE_REQUESTS,
+    controller_request,
+    process_action,
+    registered_steps,
+    registration_step,
+)
+from autoswitch.reference import Options
+from autoswitch.reference.truncation import POLICIES
 
 PASS = "pass"
 

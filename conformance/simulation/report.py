@@ -11,10 +11,9 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
-
 from autoswitch.conformance.simulation.campaign import PASS, grid
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
+from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
 
 WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
 
@@ -88,7 +87,7 @@ def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
         kind, name = label.split(": ", 1)
         counts = [s.failures[(kind, name)] for s in summaries]
         ax.barh([s.name for s in summaries], counts, left=bottom, label=label)
-        bottom = [b + c for b, c in zip(bottom, counts)]
+        bottom = [b + c for b, c in zip(bottom, counts, strict=True)]
     for row, total in enumerate(bottom):  # a handful of failures is a thin bar: say the number
         ax.text(total, row, f" {total}", va="center", fontsize=8)
     ax.set_xscale("symlog", linthresh=1)  # 3 failures and 600 on one readable axis

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autoswitch.conformance.simulation.campaign import FAULTS, Run, rerun
-from autoswitch.conformance.explore import DIVERGENCE, Failure
 from autoswitch.conformance.engines import Config
+from autoswitch.conformance.explore import DIVERGENCE, Failure
+from autoswitch.conformance.simulation.campaign import FAULTS, Run, rerun
 
 MAX_RERUNS = 3000  # a bound on the work for one walk; the result is still a failing trace if reached
 

@@ -31,10 +31,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from attrs import asdict, field, frozen
 
-from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, PASS, SimConfig, action_counts, fault_count, grid, rerun, run_walk, walk_seed
 from autoswitch.conformance.engines import trace_states
-from autoswitch.conformance.trace.itf import write_trace
+from autoswitch.conformance.simulation.campaign import (
+    DEFAULT_CONFIGS,
+    PASS,
+    SimConfig,
+    action_counts,
+    fault_count,
+    grid,
+    rerun,
+    run_walk,
+    walk_seed,
+)
 from autoswitch.conformance.simulation.shrink import shrink
+from autoswitch.conformance.trace.itf import write_trace
 
 ROW_SCHEMA = pa.schema([
     ("config", pa.string()), ("walk", pa.int64()), ("seed", pa.int64()), ("length", pa.int64()), ("faults", pa.int64()),

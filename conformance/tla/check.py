@@ -24,11 +24,20 @@ from pathlib import Path
 from attrs import asdict, frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.trace.replay import Result
 from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config, spec_dir
 from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
-from autoswitch.conformance.tla.run import ERROR, OK, VIOLATION, find_apalache, find_tlc, run_apalache, run_tlc, tlc_missing_reason
+from autoswitch.conformance.tla.run import (
+    ERROR,
+    OK,
+    VIOLATION,
+    find_apalache,
+    find_tlc,
+    run_apalache,
+    run_tlc,
+    tlc_missing_reason,
+)
 from autoswitch.conformance.tla.tlc_output import TlcTraceError, parse_tlc_trace
+from autoswitch.conformance.trace.replay import Result
 
 SKIPPED = "skipped"
 DEFAULT_CONFIGS = tuple(c.cfg for c in controls.in_default(controls.TLA) if c.cfg)

@@ -22,14 +22,14 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference.invariants import SYSTEM_VARS
-
-from autoswitch.conformance.engines import KINDS, trace_states
 from autoswitch.conformance.check.checker import registration_steps
+from autoswitch.conformance.check.specconfig import SpecConfig
+from autoswitch.conformance.engines import KINDS, trace_states
+from autoswitch.conformance.tla.run import project_state
 from autoswitch.conformance.trace.itf import load_trace, write_trace
 from autoswitch.conformance.trace.replay import Result, replay_file, show
-from autoswitch.conformance.check.specconfig import SpecConfig
-from autoswitch.conformance.tla.run import project_state
+from autoswitch.reference.invariants import SYSTEM_VARS
+
 
 class TraceImportError(Exception):
     """A model-checker trace that cannot be turned into a replayable trace; the message says where."""

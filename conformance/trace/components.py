@@ -20,13 +20,12 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from autoswitch.conformance.trace.itf import Trace, TraceError
+from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.truncation import POLICIES
-
-from autoswitch.conformance.trace.itf import Trace, TraceError
-from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 
 EPOCH_FILE = "epoch-file"
 HANDSHAKE = "handshake"
@@ -59,7 +58,7 @@ def _entries_problem(value: Any, as_cache: bool) -> str | None:
         if problem:
             return problem
     if as_cache:
-        for a, b in zip(value, value[1:]):
+        for a, b in zip(value, value[1:], strict=False):
             if not (a["epoch"] < b["epoch"] and a["startOffset"] < b["startOffset"] and a["endOffset"] == b["startOffset"]):
                 return f"not a cache: {show(a)} then {show(b)} (epochs and starts increase, an entry ends where the next starts)"
         if value and value[-1]["endOffset"] < value[-1]["startOffset"]:
@@ -166,7 +165,7 @@ def _validate_answer(trace: Trace, i: int, outcome: Any, returns: str | None) ->
 def _record(entry: tuple[int, int, int] | None) -> dict[str, Any]:
     if entry is None:
         return {"found": False}
-    return {"found": True, "entry": dict(zip(ENTRY_FIELDS, entry))}
+    return {"found": True, "entry": dict(zip(ENTRY_FIELDS, entry, strict=True))}
 
 
 class ReferenceCache:
@@ -204,7 +203,7 @@ class ReferenceCache:
         return None if found is None else (found.epoch, found.start, found.end)
 
     def view(self) -> dict[str, Any]:
-        return {"entries": [dict(zip(ENTRY_FIELDS, (e.epoch, e.start, e.end))) for e in self.entries],
+        return {"entries": [dict(zip(ENTRY_FIELDS, (e.epoch, e.start, e.end), strict=True)) for e in self.entries],
                 "file": list(ref_cache.file_lines(self.entries))}
 
 
@@ -250,7 +249,8 @@ class ImplCache:
         from autoswitch.impl.epoch_file import EPOCH_FILE
 
         text = self.storage.read(EPOCH_FILE) or ""
-        return {"entries": [dict(zip(ENTRY_FIELDS, e)) for e in self.cache.cache_entries()], "file": text.splitlines()}
+        return {"entries": [dict(zip(ENTRY_FIELDS, e, strict=True)) for e in self.cache.cache_entries()],
+                "file": text.splitlines()}
 
 
 def _answer(returns: str | None, value: Any) -> dict[str, Any]:
@@ -403,7 +403,7 @@ class ReferenceRetention:
 
     def view(self) -> dict[str, Any]:
         return {"files": list(self.starts), "minOffset": retention.min_offset(self.starts),
-                "entries": [dict(zip(ENTRY_FIELDS, (e.epoch, e.start, e.end))) for e in self.cache]}
+                "entries": [dict(zip(ENTRY_FIELDS, (e.epoch, e.start, e.end), strict=True)) for e in self.cache]}
 
 
 class ImplRetention:
@@ -423,7 +423,7 @@ class ImplRetention:
 
     def view(self) -> dict[str, Any]:
         return {"files": self.queue.starts(), "minOffset": self.queue.min_offset(),
-                "entries": [dict(zip(ENTRY_FIELDS, e)) for e in self.cache.cache_entries()]}
+                "entries": [dict(zip(ENTRY_FIELDS, e, strict=True)) for e in self.cache.cache_entries()]}
 
 
 def replay_retention(trace: Trace, engine_name: str) -> Result:
@@ -443,7 +443,7 @@ def replay_retention(trace: Trace, engine_name: str) -> Result:
             log.delete(action["offset"])
         elif action["tag"] == "StartTransfer":
             code, start, entry = log.start(action["syncFromLastFile"])
-            got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry))} if entry else {})}
+            got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry, strict=True))} if entry else {})}
             for key, want in state.get("outcome", {}).items():
                 if got.get(key, _ABSENT) != want:
                     return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), "the transfer starts elsewhere")

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from autoswitch.reference.invariants import violated_action_properties, violated_invariants
-from autoswitch.reference.precondition import NotEnabled
-
 from autoswitch.conformance.engines import config_from_meta, make_engine
 from autoswitch.conformance.trace.itf import TraceError, load_trace
 from autoswitch.conformance.trace.replay import show
+from autoswitch.reference.invariants import violated_action_properties, violated_invariants
+from autoswitch.reference.precondition import NotEnabled
 
 QUIET = ("clock", "alive", "nextMsg")  # bookkeeping that changes often and explains little
 

@@ -18,13 +18,16 @@ processes) and the controller properties on each other set (:func:`broken_in_oth
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
 from attrs import asdict, frozen
 
+from autoswitch.conformance.engines import Config, broker_sets_problem, config_from_meta, make_engine
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
+from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem
 from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
@@ -37,10 +40,6 @@ from autoswitch.reference.invariants import (
 )
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.truncation import POLICIES
-
-from autoswitch.conformance.engines import Config, broker_sets_problem, config_from_meta, make_engine
-from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
-from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem
 
 PASS = "pass"
 DIVERGENCE = "divergence"
@@ -286,7 +285,7 @@ def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: boo
 
 
 def _common_prefix(a: list, b: list) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def replay_truncation_step(trace: Trace, engine_name: str) -> Result:

@@ -32,6 +32,8 @@ from typing import Any
 import attrs
 import z3
 from attrs import evolve, frozen
+from frozendict import frozendict
+
 from autoswitch.conformance.engines import Config, config_from_meta
 from autoswitch.conformance.engines.reference import ReferenceEngine
 from autoswitch.conformance.simulation.generate import controller_request, random_walk
@@ -52,7 +54,6 @@ from autoswitch.reference.state import (
     System,
 )
 from autoswitch.reference.step import step as reference_step
-from frozendict import frozendict
 
 Bool = z3.BoolRef
 Int = z3.ArithRef

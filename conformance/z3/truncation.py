@@ -28,10 +28,9 @@ from typing import Any
 import z3
 from attrs import frozen
 
+from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.reference import epoch_file as ref_epoch_file
 from autoswitch.reference import truncation
-
-from autoswitch.conformance.trace.itf import write_trace
 
 Sym = z3.ArithRef
 

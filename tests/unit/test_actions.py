@@ -27,7 +27,7 @@ def test_next_has_each_action_of_the_table_once_per_choice(name: str) -> None:
 def test_write_leaves_next_past_max_msgs() -> None:
     spec = load_spec_config("MC_data")
     next_ = NextActions(spec)
-    s = initial_system(dict(zip(spec.processes, (a[0] for a in spec.addrs.values()))))
+    s = initial_system(dict(zip(spec.processes, (a[0] for a in spec.addrs.values()), strict=True)))
     assert any(a["tag"] == "Write" for a in next_(s))
     past = evolve(s, next_msg=spec.bound("MaxMsgs") + 1)
     assert not any(a["tag"] == "Write" for a in next_(past)) and len(next_(past)) < len(next_(s))

@@ -194,7 +194,7 @@ KAFKA_FALLBACKS = {
 @pytest.mark.parametrize("case", sorted(KAFKA_FALLBACKS))
 def test_kafka_fallbacks_on_both_engines(case: str) -> None:
     (policy, local, leo, hw, remote, remote_leo), expected = KAFKA_FALLBACKS[case]
-    for v21, want in zip((False, True), expected):
+    for v21, want in zip((False, True), expected, strict=True):
         assert REF_TRUNCATE[policy](local, leo, hw, remote, remote_leo, v21) == want, (case, v21)
         got = IMPL_TRUNCATE[policy](_epoch_file(list(local)), leo, hw, _epoch_file(list(remote)), remote_leo, v21)
         assert got == want, (case, v21)
