@@ -15,14 +15,12 @@ from .ha import BrokerSet
 from .metadata import load_meta
 from .protocol import NO_BROKER_ID
 from .replicas_manager import ReplicasManager
-from .states import IllegalStateError, RegisterState, Role
+from .states import S_REGISTERED, S_ROLE_NONE, IllegalStateError, RegisterState
 from .storage import Storage
 
 __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (a storage that re-reads on recovery)
-_REGISTERED = RegisterState.REGISTERED  # module aliases: see replicas_manager.py
-_ROLE_NONE = Role.NONE
 _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.DOWN)
 
 
@@ -165,9 +163,9 @@ class BrokerProcess:
     def consume(self) -> None:
         """Consume (spec/Replication.tla): a consumer reads the store below its confirmOffset."""
         manager = self.replicas_manager
-        if manager is None or manager.state is not _REGISTERED:
-            raise IllegalStateError(f"{self.name} is {self.register_state}, not {_REGISTERED}")
-        if manager.role is _ROLE_NONE:
+        if manager is None or manager.state is not S_REGISTERED:
+            raise IllegalStateError(f"{self.name} is {self.register_state}, not {S_REGISTERED}")
+        if manager.role is S_ROLE_NONE:
             raise IllegalStateError(f"{self.name} has no role")
         entries = self.commit_log.entries
         visible = min(self.confirm_offset, len(entries))

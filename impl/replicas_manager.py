@@ -33,22 +33,23 @@ from .protocol import (
     RegisterBrokerToControllerRequest,
     Response,
 )
-from .states import HAState, IllegalStateError, RegisterState, Role
+from .states import (
+    S_APPLY_FAILED,
+    S_HA_NONE,
+    S_HA_READY,
+    S_ID_APPLIED,
+    S_INITIAL,
+    S_MASTER,
+    S_META_DONE,
+    S_META_WRITTEN,
+    S_REGISTERED,
+    S_SLAVE,
+    S_TEMP_DONE,
+    IllegalStateError,
+    RegisterState,
+    Role,
+)
 from .storage import Storage
-
-# Module aliases of the states: Python 3.11 looks an enum member up on its class in ~0.6 µs, a module
-# global in ~0.1 µs, and these checks run on every step (``autoswitch bench``).
-_INITIAL = RegisterState.INITIAL
-_TEMP_DONE = RegisterState.TEMP_DONE
-_APPLY_FAILED = RegisterState.APPLY_FAILED
-_ID_APPLIED = RegisterState.ID_APPLIED
-_META_WRITTEN = RegisterState.META_WRITTEN
-_META_DONE = RegisterState.META_DONE
-_REGISTERED = RegisterState.REGISTERED
-_MASTER = Role.MASTER
-_SLAVE = Role.SLAVE
-_HA_NONE = HAState.NONE
-_HA_READY = HAState.READY
 
 
 class Clock(Protocol):
@@ -114,7 +115,7 @@ class ReplicasManager:
         self._cluster_name = process.config.cluster_name
         self._broker_name = process.config.broker_name
         self.address = process.address
-        self.state = _INITIAL
+        self.state = S_INITIAL
         self.role = Role.NONE
         self.master_epoch = 0
         self.sync_state_set_epoch = 0
@@ -144,41 +145,41 @@ class ReplicasManager:
         service.acks = {}
         service.pending_alter = None
         if master_id == self.broker_id:
-            self.role = _MASTER
-            self.ha_client.ha_state = _HA_NONE
+            self.role = S_MASTER
+            self.ha_client.ha_state = S_HA_NONE
             process.on_become_master(process.name, epoch)
             service.change_to_master(epoch, response.body or frozenset())
         else:
             # changeToSlave: connect to the new master, handshake first
-            self.role = _SLAVE
-            self.ha_client.ha_state = _HA_READY
+            self.role = S_SLAVE
+            self.ha_client.ha_state = S_HA_READY
             service.sync_state_set = frozenset()
 
     def load_meta_file(self) -> None:
         """LoadMetaFile (spec/Broker.tla); whatever broker set the file names (:meth:`send_register` checks)."""
-        if self.state is not _INITIAL:
-            raise self._not_enabled(_INITIAL)
+        if self.state is not S_INITIAL:
+            raise self._not_enabled(S_INITIAL)
         meta = load_meta(self._storage)
         if meta is None:
             raise IllegalStateError(f"{self._process.name} has no meta file")
         self.broker_id = meta.broker_id
-        self.state = _META_DONE
+        self.state = S_META_DONE
 
     def load_temp_file(self) -> None:
         """LoadTempFile (spec/Broker.tla)."""
-        if self.state is not _INITIAL:
-            raise self._not_enabled(_INITIAL)
+        if self.state is not S_INITIAL:
+            raise self._not_enabled(S_INITIAL)
         storage = self._storage
         if storage.exists(META_FILE) or not storage.exists(TEMP_META_FILE):
             raise IllegalStateError(f"{self._process.name} has a meta file or no temp file")
         self._temp = load_temp(storage)
-        self.state = _TEMP_DONE
+        self.state = S_TEMP_DONE
 
     def create_temp_file(self) -> None:
         """CreateTempFile (spec/Broker.tla); a timed-out GetNextBrokerId writes nothing (getNextBrokerId
         returned null)."""
-        if self.state is not _INITIAL:
-            raise self._not_enabled(_INITIAL)
+        if self.state is not S_INITIAL:
+            raise self._not_enabled(S_INITIAL)
         storage = self._storage
         if storage.exists(META_FILE) or storage.exists(TEMP_META_FILE):
             raise IllegalStateError(f"{self._process.name} already has an identity file")
@@ -193,7 +194,7 @@ class ReplicasManager:
         )
         storage.write(TEMP_META_FILE, temp.encode())
         self._temp = temp
-        self.state = _TEMP_DONE
+        self.state = S_TEMP_DONE
 
     def _temp_file(self) -> TempBrokerMetadata:
         """The temp file's content, held from TEMP_DONE until DeleteTempFile."""
@@ -204,9 +205,9 @@ class ReplicasManager:
     def metadata_valid(self) -> bool:
         """RocketMQ ``ReplicasManager.checkMetadataValid``: in TEMP_DONE the temp file, in META_DONE the meta
         file must name the configured cluster and broker set (spec/README.md, "Trace kinds": ``brokerConfig``)."""
-        if self.state is _TEMP_DONE:
+        if self.state is S_TEMP_DONE:
             return belongs_to(self._temp_file(), self._cluster_name, self._broker_name)
-        if self.state is _META_DONE:
+        if self.state is S_META_DONE:
             meta = load_meta(self._storage)
             return meta is None or belongs_to(meta, self._cluster_name, self._broker_name)
         return True
@@ -214,55 +215,55 @@ class ReplicasManager:
     def send_apply_broker_id(self) -> bool:
         """SendApplyBrokerId (spec/Broker.tla). False, with nothing sent and the state kept, when the temp file
         is of another broker set (register() returns false at :meth:`metadata_valid`)."""
-        if self.state is not _TEMP_DONE:
-            raise self._not_enabled(_TEMP_DONE)
+        if self.state is not S_TEMP_DONE:
+            raise self._not_enabled(S_TEMP_DONE)
         if not self.metadata_valid():
             return False
         temp = self._temp_file()
         response = self._client.apply_broker_id(
             ApplyBrokerIdRequest(self._cluster_name, self._broker_name, temp.broker_id, temp.register_check_code)
         )
-        self.state = _ID_APPLIED if response is not None and response.code is SUCCESS else _APPLY_FAILED
+        self.state = S_ID_APPLIED if response is not None and response.code is SUCCESS else S_APPLY_FAILED
         return True
 
     def abandon_temp_file(self) -> None:
         """AbandonTempFile (spec/Broker.tla)."""
-        if self.state is not _APPLY_FAILED:
-            raise self._not_enabled(_APPLY_FAILED)
+        if self.state is not S_APPLY_FAILED:
+            raise self._not_enabled(S_APPLY_FAILED)
         self._storage.delete(TEMP_META_FILE)
         self._temp = None
-        self.state = _INITIAL
+        self.state = S_INITIAL
 
     def write_meta_file(self) -> None:
         """WriteMetaFile (spec/Broker.tla); the process's ``meta_id`` follows the file."""
-        if self.state is not _ID_APPLIED:
-            raise self._not_enabled(_ID_APPLIED)
+        if self.state is not S_ID_APPLIED:
+            raise self._not_enabled(S_ID_APPLIED)
         broker_id = self._temp_file().broker_id
         self._storage.write(META_FILE, BrokerMetadata(self._cluster_name, self._broker_name, broker_id).encode())
         self.broker_id = broker_id
         self._process.meta_id = broker_id
-        self.state = _META_WRITTEN
+        self.state = S_META_WRITTEN
 
     def delete_temp_file(self) -> None:
         """DeleteTempFile (spec/Broker.tla)."""
-        if self.state is not _META_WRITTEN:
-            raise self._not_enabled(_META_WRITTEN)
+        if self.state is not S_META_WRITTEN:
+            raise self._not_enabled(S_META_WRITTEN)
         self._storage.delete(TEMP_META_FILE)
         self._temp = None
-        self.state = _META_DONE
+        self.state = S_META_DONE
 
     def send_register(self) -> bool:
         """SendRegister (spec/Broker.tla). False, with nothing sent, when the meta file is of another broker
         set (:meth:`metadata_valid`)."""
-        if self.state is not _META_DONE:
-            raise self._not_enabled(_META_DONE)
+        if self.state is not S_META_DONE:
+            raise self._not_enabled(S_META_DONE)
         if not self.metadata_valid():
             return False
         response = self._client.register_broker(
             RegisterBrokerToControllerRequest(self._cluster_name, self._broker_name, self.broker_id, self.address)
         )
         if response is not None and response.code is SUCCESS:
-            self.state = _REGISTERED
+            self.state = S_REGISTERED
             self._adopt_role(response)
         return True
 
@@ -270,8 +271,8 @@ class ReplicasManager:
         """SendElectMaster (spec/Broker.tla), enabled by ElectWanted: no master learnt since registering
         (startBasicService), or a GetReplicaInfo poll (:meth:`ControllerClient.poll_replica_info`) naming no
         master in a newer master epoch (schedulingSyncBrokerMetadata)."""
-        if self.state is not _REGISTERED:
-            raise self._not_enabled(_REGISTERED)
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
         if self.master_id != NO_MASTER_ID and not self._poll_names_no_newer_master():
             raise IllegalStateError(f"{self._process.name} knows a live master: it does not ask for an election")
         response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
@@ -285,14 +286,14 @@ class ReplicasManager:
 
     def sync_replica_info(self) -> None:
         """SyncReplicaInfo (spec/Broker.tla)."""
-        if self.state is not _REGISTERED:
-            raise self._not_enabled(_REGISTERED)
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
         response = self._client.get_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
         if response is None or response.code is not SUCCESS:
             return
         self._adopt_role(response)
         header = response.header
-        if self.role is _MASTER and header["masterId"] == self.broker_id and header["masterEpoch"] == self.master_epoch:
+        if self.role is S_MASTER and header["masterId"] == self.broker_id and header["masterEpoch"] == self.master_epoch:
             newer = header["syncStateSetEpoch"] > self.sync_state_set_epoch
             service = self.ha_service
             if newer:
@@ -305,8 +306,8 @@ class ReplicasManager:
 
     def send_heartbeat(self) -> None:
         """SendHeartbeat (spec/Broker.tla)."""
-        if self.state is not _REGISTERED:
-            raise self._not_enabled(_REGISTERED)
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
         process = self._process
         self._client.broker_heartbeat(
             BrokerHeartbeatRequest(
@@ -321,9 +322,9 @@ class ReplicasManager:
 
     def send_alter_sync_state_set(self, new_sync_state_set: frozenset[int]) -> None:
         """SendAlterSyncStateSet (spec/Broker.tla)."""
-        if self.state is not _REGISTERED:
-            raise self._not_enabled(_REGISTERED)
-        if self.role is not _MASTER:
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
+        if self.role is not S_MASTER:
             raise IllegalStateError(f"{self._process.name} is not a master")
         response = self._client.alter_sync_state_set(
             AlterSyncStateSetRequest(
@@ -362,14 +363,14 @@ class ReplicasManager:
 
     def alter_arrives(self) -> Response:
         """AlterArrives (spec/Replication.tla): RocketMQ ``changeSyncStateSet`` on the answer; returns it."""
-        if self.state is not _REGISTERED:
-            raise self._not_enabled(_REGISTERED)
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
         service = self.ha_service
         pending = service.pending_alter
         if pending is None or not pending.delivered:
             raise IllegalStateError(f"{self._process.name} has no answer on its way")
         response = pending.response
-        master = self.role is _MASTER
+        master = self.role is S_MASTER
         applied = master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch
         if applied:
             # a late answer never rolls the set back: changeSyncStateSet takes only a newer epoch

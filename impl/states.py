@@ -40,3 +40,20 @@ class HAState(StrEnum):
     NONE = "NONE"
     READY = "READY"
     TRANSFER = "TRANSFER"
+
+
+# Module aliases of the states, imported by the modules that test states on every step: Python 3.11 looks an
+# enum member up on its class in ~0.6 µs, a module global in ~0.1 µs (``autoswitch bench``).
+S_INITIAL = RegisterState.INITIAL
+S_TEMP_DONE = RegisterState.TEMP_DONE
+S_APPLY_FAILED = RegisterState.APPLY_FAILED
+S_ID_APPLIED = RegisterState.ID_APPLIED
+S_META_WRITTEN = RegisterState.META_WRITTEN
+S_META_DONE = RegisterState.META_DONE
+S_REGISTERED = RegisterState.REGISTERED
+S_ROLE_NONE = Role.NONE
+S_MASTER = Role.MASTER
+S_SLAVE = Role.SLAVE
+S_HA_NONE = HAState.NONE
+S_HA_READY = HAState.READY
+S_HA_TRANSFER = HAState.TRANSFER

@@ -247,11 +247,8 @@ class ImplSystem:
     def _send_alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(self, a["process"])
         client = self._client
-        client.lose_next_response = a["lost"]
-        try:
+        with client.losing_response(a["lost"]):
             manager.send_alter_sync_state_set(frozenset(a["newSyncStateSet"]))
-        finally:
-            client.lose_next_response = False
         return _outcome(client.last_response)
 
     def _crash(self, a: Mapping[str, Any]) -> Outcome:
@@ -292,21 +289,15 @@ class ImplSystem:
     def _expand(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
         client = self._client
-        client.lose_next_response = a["lost"]
-        try:
+        with client.losing_response(a["lost"]):
             service.expand(a["brokerId"])
-        finally:
-            client.lose_next_response = False
         return _outcome(client.last_response)
 
     def _shrink(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
         client = self._client
-        client.lose_next_response = a["lost"]
-        try:
+        with client.losing_response(a["lost"]):
             service.shrink(a["brokerId"])
-        finally:
-            client.lose_next_response = False
         return _outcome(client.last_response)
 
     def _alter_arrives(self, a: Mapping[str, Any]) -> Outcome:
@@ -489,13 +480,7 @@ def _process_step(
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(system, a["process"])
         client = system._client
-        if lossy:
-            client.lose_next_response = a["lost"]
-            try:
-                sent = method(manager)
-            finally:
-                client.lose_next_response = False
-        else:
+        with client.losing_response(lossy and a["lost"]):
             sent = method(manager)
         if checks_metadata and sent is False:
             return {"code": METADATA_INVALID}
