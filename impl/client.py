@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from .controller import ControllerManager
 from .processor import ControllerRequestProcessor
 from .protocol import (
@@ -33,15 +30,6 @@ class ControllerClient:
         self._controller = controller
         self.lose_next_response = False
         self.last_response: Response | None = None
-
-    @contextmanager
-    def losing_response(self, lost: bool) -> Iterator[None]:
-        """Within the block, the transport drops the responses when ``lost`` (a step's ``lost`` flag)."""
-        self.lose_next_response = lost
-        try:
-            yield
-        finally:
-            self.lose_next_response = False
 
     def get_next_broker_id(self, request: GetNextBrokerIdRequest) -> Response | None:
         response = self.last_response = self._controller.get_next_broker_id(request)

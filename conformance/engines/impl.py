@@ -247,8 +247,7 @@ class ImplSystem:
     def _send_alter_sync_state_set(self, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(self, a["process"])
         client = self._client
-        with client.losing_response(a["lost"]):
-            manager.send_alter_sync_state_set(frozenset(a["newSyncStateSet"]))
+        _losing(client, a["lost"], manager.send_alter_sync_state_set, frozenset(a["newSyncStateSet"]))
         return _outcome(client.last_response)
 
     def _crash(self, a: Mapping[str, Any]) -> Outcome:
@@ -289,15 +288,13 @@ class ImplSystem:
     def _expand(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
         client = self._client
-        with client.losing_response(a["lost"]):
-            service.expand(a["brokerId"])
+        _losing(client, a["lost"], service.expand, a["brokerId"])
         return _outcome(client.last_response)
 
     def _shrink(self, a: Mapping[str, Any]) -> Outcome:
         service = _running_manager(self, a["process"]).ha_service
         client = self._client
-        with client.losing_response(a["lost"]):
-            service.shrink(a["brokerId"])
+        _losing(client, a["lost"], service.shrink, a["brokerId"])
         return _outcome(client.last_response)
 
     def _alter_arrives(self, a: Mapping[str, Any]) -> Outcome:
@@ -470,6 +467,16 @@ def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
     return broker.replicas_manager
 
 
+def _losing(client: ControllerClient, lost: bool, call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` with the transport dropping the responses when ``lost`` (a step's ``lost`` flag).
+    A plain function, not a context manager: it runs on every lossy step (``autoswitch bench``)."""
+    client.lose_next_response = lost
+    try:
+        return call(*args)
+    finally:
+        client.lose_next_response = False
+
+
 def _process_step(
     method: Callable[[ReplicasManager], bool | None], *, calls_controller: bool, lossy: bool, checks_metadata: bool = False
 ) -> Callable[[ImplSystem, Mapping[str, Any]], Outcome]:
@@ -480,8 +487,7 @@ def _process_step(
     def run(system: ImplSystem, a: Mapping[str, Any]) -> Outcome:
         manager = _running_manager(system, a["process"])
         client = system._client
-        with client.losing_response(lossy and a["lost"]):
-            sent = method(manager)
+        sent = _losing(client, a["lost"], method, manager) if lossy else method(manager)
         if checks_metadata and sent is False:
             return {"code": METADATA_INVALID}
         return _outcome(client.last_response) if calls_controller else {"code": "OK"}
