@@ -93,7 +93,7 @@ def _summary(results: list, engines: list[str]) -> None:
 @click.option("--out", type=click.Path(file_okay=False), default="traces", show_default=True)
 def scenarios(out: str) -> None:
     """Write the hand-written scenario traces of SCENARIOS.md (C1-C4, B1-B6, regressions) under OUT."""
-    from autoswitch.conformance.scenarios.controller import write_scenarios
+    from autoswitch.conformance.scenarios import write_scenarios
 
     for path in write_scenarios(out):
         console.print(str(path))

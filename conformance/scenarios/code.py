@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from autoswitch.conformance.scenarios.builder import Cluster
 from autoswitch.conformance.scenarios.controller import A, B, C, Scenario, _alter, _cc, _procs
-from autoswitch.conformance.scenarios.data_path import Cluster
 
 EMPTY_CONTROLLER = dict(replicas={}, nextBrokerId=1, masterId=-1, masterEpoch=0, syncStateSet=frozenset(), syncStateSetEpoch=0,
                         alive={})

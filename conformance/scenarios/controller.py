@@ -7,41 +7,12 @@ every stated value (the tests check that the committed files are exactly what th
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from autoswitch.conformance.engines import Config
-from autoswitch.conformance.trace.itf import write_trace
-from autoswitch.reference import Options
+from autoswitch.conformance.scenarios.builder import Scenario
 
 A, B, C = "10.0.0.1:30911", "10.0.0.2:30911", "10.0.0.3:30911"
 EMPTY_TEMP = {"brokerId": 0, "checkCode": ""}
-
-
-class Scenario:
-    """A trace under construction: ``step`` appends one state with its expectations."""
-
-    def __init__(self, name: str, about: str, processes: dict[str, str] | None = None, unclean: bool = False, **init: Any):
-        self.name, self.about = name, about
-        self.config = Config(processes or {}, Options(enable_elect_unclean_master=unclean))
-        self.states: list[dict[str, Any]] = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **init}]
-        self.expect: dict[str, Any] | None = None
-
-    def step(self, tag: str, code: str = "SUCCESS", returns: dict[str, Any] | None = None, **then: Any) -> Scenario:
-        """Append ``tag`` with the parameters in ``then['params']``; ``then`` otherwise holds expected
-        variable values after the step, ``returns`` expected response fields beside ``code``."""
-        params = then.pop("params", {})
-        self.states.append({"action": {"tag": tag, **params}, "outcome": {"code": code, **(returns or {})}, **then})
-        return self
-
-    def meta(self) -> dict[str, Any]:
-        return {"scenario": self.name, "description": self.about, "generator": "autoswitch scenarios (hand-written)",
-                **self.config.to_meta(), **({"expect": self.expect} if self.expect else {})}
-
-    def expect_violation(self, invariant: str, state: int) -> Scenario:
-        """Mark the trace as a negative example: ``invariant`` must first fail at ``state``."""
-        self.expect = {"violation": invariant, "state": state}
-        return self
 
 
 # --- controller-level building blocks -------------------------------------------------------------
@@ -440,23 +411,3 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "broker-id/B6-new-address": b6,
     "regressions/clean-broker-data-reuses-id": clean_reuses_id,
 }
-
-
-def all_scenarios() -> dict[str, Callable[[], Scenario]]:
-    from autoswitch.conformance.scenarios.code import CODE_SCENARIOS
-    from autoswitch.conformance.scenarios.components import COMPONENT_SCENARIOS
-    from autoswitch.conformance.scenarios.data_path import DATA_SCENARIOS
-    from autoswitch.conformance.scenarios.kinds import KIND_SCENARIOS
-
-    return {**SCENARIOS, **DATA_SCENARIOS, **COMPONENT_SCENARIOS, **CODE_SCENARIOS, **KIND_SCENARIOS}
-
-
-def write_scenarios(root: str | Path) -> list[Path]:
-    """Write every scenario as ``<root>/<group>/<name>.itf.json``; returns the paths."""
-    paths = []
-    for rel, build in all_scenarios().items():
-        s = build()
-        path = Path(root) / f"{rel}.itf.json"
-        write_trace(path, s.meta(), s.states)
-        paths.append(path)
-    return paths

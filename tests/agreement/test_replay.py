@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from autoswitch.conformance.cli import main
 from autoswitch.conformance.controls import CONTROLS
-from autoswitch.conformance.scenarios.controller import all_scenarios
+from autoswitch.conformance.scenarios import all_scenarios
 from autoswitch.conformance.trace.components import KINDS as COMPONENT_KINDS
 from autoswitch.conformance.trace.replay import (
     DIVERGENCE,
