@@ -57,15 +57,23 @@ def _ack_event(slave: Process, master: Process) -> str:
     return ACK_RECOMPUTE if slave.meta_file in master.local_sync_state_set else NO_RECOMPUTE
 
 
+def truncate_slave(epochs: epoch_file.Epochs, leo: int, confirm: int, master_epochs: epoch_file.Epochs, master_leo: int,
+                   opts: Options) -> tuple[int, epoch_file.Epochs, int]:
+    """Handshake's cut (spec/Replication.tla): TruncatePoint as ``TRUNCATE[policy]``, then the slave's epoch file
+    and confirmOffset at the point; -1 (no point) leaves both as they were. The handshake trace kind runs it alone."""
+    point = TRUNCATE[opts.policy](epochs, leo, confirm, master_epochs, master_leo, opts.kafka_leader_epoch_on_election)
+    if point < 0:
+        return point, epochs, confirm
+    return point, epoch_file.truncate_suffix(epochs, point), min(confirm, point)
+
+
 def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
-    """Handshake (spec/Replication.tla), with TruncatePoint as ``TRUNCATE[policy]``."""
+    """Handshake (spec/Replication.tla)."""
     proc, q, master = _slave_link(s, p, HA_READY)
-    point = TRUNCATE[opts.policy](proc.epoch_file, proc.leo, proc.confirm_offset, master.epoch_file, master.leo,
-                                  opts.kafka_leader_epoch_on_election)
+    point, epochs, confirm = truncate_slave(proc.epoch_file, proc.leo, proc.confirm_offset, master.epoch_file, master.leo, opts)
     if point < 0:
         return s, frozendict(code=codes.NO_CONSISTENT_POINT, truncateOffset=-1)
-    proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point),
-                  epoch_file=epoch_file.truncate_suffix(proc.epoch_file, point), confirm_offset=min(proc.confirm_offset, point),
+    proc = evolve(proc, log=proc.log[:point], flushed=min(proc.flushed, point), epoch_file=epochs, confirm_offset=confirm,
                   ha_state=HA_TRANSFER)
     s = with_process(s, p, proc)
     master_after = evolve(master, acks=master.acks.set(proc.meta_file, point))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from autoswitch.reference import cluster, codes, epoch_file, initial_system, truncation
+from autoswitch.reference import cluster, codes, initial_system, replication
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.state import System
 from autoswitch.reference.variables import controller_variables
@@ -47,13 +47,11 @@ class ReferenceEngine:
     def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """A slave's Handshake from given inputs (the handshake trace kind: ``slaveEpochs``, ``slaveLeo``,
         ``slaveConfirmOffset``, ``masterEpochs``, ``masterLeo``) under these options' truncation policy
-        (reference/truncation.py, reference/replication.py::handshake): the outcome and the slave's
+        (reference/replication.py::truncate_slave): the outcome and the slave's
         ``slaveEpochs``, ``slaveLeo`` and ``slaveConfirmOffset`` after it; no point (-1) leaves them as they were."""
         local, leo, confirm = tuple(map(tuple, pre["slaveEpochs"])), pre["slaveLeo"], pre["slaveConfirmOffset"]
-        point = truncation.TRUNCATE[self.options.policy](local, leo, confirm, tuple(map(tuple, pre["masterEpochs"])), pre["masterLeo"],
-                                                         self.options.kafka_leader_epoch_on_election)
-        if point < 0:
-            return {"code": NO_CONSISTENT_POINT, "truncateOffset": -1}, {"slaveEpochs": list(local), "slaveLeo": leo,
-                                                                           "slaveConfirmOffset": confirm}
-        return {"code": codes.OK, "truncateOffset": point}, {"slaveEpochs": list(epoch_file.truncate_suffix(local, point)),
-                                                             "slaveLeo": point, "slaveConfirmOffset": min(confirm, point)}
+        point, epochs, confirm_after = replication.truncate_slave(local, leo, confirm, tuple(map(tuple, pre["masterEpochs"])),
+                                                                  pre["masterLeo"], self.options)
+        code = NO_CONSISTENT_POINT if point < 0 else codes.OK
+        return {"code": code, "truncateOffset": point}, {"slaveEpochs": list(epochs), "slaveLeo": leo if point < 0 else point,
+                                                         "slaveConfirmOffset": confirm_after}
