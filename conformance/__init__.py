@@ -24,7 +24,7 @@ Module map:
   reader (``specconfig``) and the verdicts of ``autoswitch check`` (``verdict``);
 - ``tla``: TLC and Apalache (``run``), TLC's printed traces (``tlc_output``), their import as ITF
   (``import_``) and ``autoswitch tla`` (``check``);
-- ``z3``: the controller's inductive invariant (``controller``: ``TRANSITIONS``) and the truncation policies
+- ``z3``: the controller's inductive invariant (``controller_encoding``: ``TRANSITIONS``; ``controller_induction``, ``controller_agreement``, ``controller``: the report) and the truncation policies
   against the common prefix (``truncation``: ``POLICIES``);
 - ``simulation``: random walks (``generate``), the campaign grid and a walk's run (``campaign``), delta
   debugging (``shrink``), Spark (``spark``) and the summary (``report``);

@@ -182,12 +182,13 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
 
     from autoswitch.conformance.trace.replay import show
     from autoswitch.conformance.z3 import controller as zc
+    from autoswitch.conformance.z3 import controller_encoding as enc
     from autoswitch.reference.variables import controller_variables
 
     started = time.perf_counter()
     report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
     out = Console(soft_wrap=True, highlight=False)
-    table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(zc.TRANSITIONS)} requests, unclean election off and on "
+    table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(enc.TRANSITIONS)} requests, unclean election off and on "
                         f"({len(report.obligations)} obligations, {report.proved_in:.1f} s)")
     for column in ("property", "alone: P ⇒ P'", "under IndInv"):
         table.add_column(column)
@@ -199,7 +200,7 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
         v, w = controller_variables(pre), controller_variables(post)
         out.print(f"counterexample to induction of {o.prop} (assuming {o.assumed}): {show(action)}\n"
                   f"  before: {show(v)}\n  after:  " + ", ".join(f"{k} {show(w[k])}" for k in w if w[k] != v[k]))
-    out.print(f"IndInv = {' ∧ '.join(zc.IND_INV)}")
+    out.print(f"IndInv = {' ∧ '.join(enc.IND_INV)}")
     out.print(f"Init ⇒ IndInv: {'holds' if not report.failed_init else 'FAILS: ' + ', '.join(report.failed_init)}")
     out.print(f"IndInv on reachable states: {report.states} distinct controller states ({walks} walks x {length} steps from "
               f"seed {seed}, {report.traces} traces): " + ("holds" if not report.unreachable else f"FAILS on {len(report.unreachable)}"))
