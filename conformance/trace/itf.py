@@ -16,10 +16,12 @@ from typing import Any
 from attrs import frozen
 from itf_py.itf import ImmutableDict, ImmutableList, value_from_json, value_to_json
 
+from autoswitch.conformance.errors import InputError
+
 RECORD_VARS = ("action", "outcome")  # carried by every state, records rather than functions
 
 
-class TraceError(Exception):
+class TraceError(InputError):
     """A malformed trace: names the file, the state index (None for the header) and the field."""
 
     def __init__(self, path: str, state: int | None, field: str, message: str):
