@@ -1,6 +1,7 @@
 """A broker process (MODEL.md §4): its configuration, its disk (identity files, commit log, epoch file,
-confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), crash, restart
-and flush, and while it runs its volatile :class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
+confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), recovery on every
+open of the disk, crash, restart and flush, and while it runs its volatile
+:class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
 """
 
 from __future__ import annotations
@@ -106,7 +107,9 @@ class BrokerProcess:
         return int(text) if text else 0
 
     def set_confirm_offset(self, offset: int) -> None:
-        """confirmOffset, checkpointed on a durable storage (``Storage.durable``)."""
+        """confirmOffset, checkpointed on a durable storage (``Storage.durable``). The checkpoint is written
+        after the step's log and epoch file writes: a crash between them recovers the previous confirmOffset,
+        clamped to the log end (no message is shown that was not shown before; tests/unit/test_crash_points.py)."""
         self.confirm_offset = offset
         if self._durable:
             self.storage.write(CONFIRM_OFFSET_FILE, str(offset))

@@ -13,7 +13,8 @@ RocketMQ's message header (``CommitLog.calMsgLength``: TOTALSIZE, MAGICCODE, ...
     CRC32 u32 of the 24 bytes before it
 
 Durability: the file is created, then its directory is fsynced, before the first record is written; a
-flush appends the new records and fsyncs the file. A truncation below the flushed prefix cuts the file in
+flush appends the new records and fsyncs the file (a power cut in the middle of a flush of several records
+keeps a prefix of them: more than the flushed prefix, never a hole). A truncation below the flushed prefix cuts the file in
 place (``ftruncate`` + ``fsync``), as RocketMQ's ``truncateDirtyFiles`` cuts a mapped file at an offset,
 rather than rewriting it under a temp name: the cut is one metadata operation that only shrinks the file
 to a record boundary, the step ends only after its fsync, and whatever a power cut leaves of it (the old

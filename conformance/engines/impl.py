@@ -93,7 +93,9 @@ def _outcome(response: Response | None) -> Outcome:
 
 
 class ImplSystem:
-    """The implementation of one broker set, steppable like the reference model."""
+    """The implementation of one broker set, steppable like the reference model. With ``storage="file"``
+    each process's disk is the directory ``root/<process name>`` (a name that is not one plain directory
+    entry is an InputError) on the file system ``fs``."""
 
     def __init__(
         self,
