@@ -2,21 +2,78 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
+from autoswitch.conformance.paths import output_folder
 from autoswitch.conformance.trace.replay import replay_file, trace_files
 
+# Text from the user (paths, configuration names, trace contents) is printed as it is: markup off everywhere.
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
+
+TRACEBACK_ENV = "AUTOSWITCH_TRACEBACK"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+
+
+def table_console(width: int | None = None) -> Console:
+    """Stdout for a result table: markup off, so a path such as ``out/[x]/MC.itf.json`` prints as it is."""
+    return Console(width=width, markup=False)
+
+
+class BadInput(click.ClickException):
+    """Bad input found by the command itself: click prints ``Error: <message>``; exit 2, not click's default 1."""
+
+    exit_code = EXIT_INPUT
+
+
+def internal_error(error: BaseException, debug: bool) -> None:
+    """The lines an internal error prints (exit 3): what escaped, and how to report it (with the traceback if asked)."""
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
+    click.echo(f"this is a bug in autoswitch; rerun with {TRACEBACK_ENV}=1 (or autoswitch --debug ...) for the traceback "
+               "and report it with the command line", err=True)
+
+
+class ExitCodes(click.Group):
+    """Every command's exceptions mapped to the exit-code contract (errors.py): a usage error or InputError -> 2,
+    Ctrl-C -> 130, anything else -> 3 with :func:`internal_error`. Verdicts (0, 1) are the commands' own exits."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except InputError as e:
+            raise BadInput(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as e:
+            if isinstance(e, OSError) and e.errno == errno.EPIPE:
+                raise  # click's own handling of a closed pipe (autoswitch ... | head)
+            internal_error(e, debug(ctx))
+            sys.exit(EXIT_INTERNAL)
+
+
+def debug(ctx: click.Context) -> bool:
+    """--debug or $AUTOSWITCH_TRACEBACK: print an internal error's traceback."""
+    return bool(ctx.find_root().params.get("debug")) or os.environ.get(TRACEBACK_ENV, "") not in ("", "0")
 
 
 def spec_dir_option(command: Callable) -> Callable:
@@ -36,10 +93,24 @@ def _use_spec_dir(path: str | None) -> None:
         raise click.UsageError(str(e)) from None
 
 
-@click.group()
-def main() -> None:
+POSITIVE = click.IntRange(min=1)
+
+
+@click.group(cls=ExitCodes)
+@click.option("--debug", is_flag=True, help=f"Print the traceback of an internal error (exit 3); also ${TRACEBACK_ENV}=1.")
+def main(debug: bool) -> None:
     """autoswitch: RocketMQ controller-mode failover as a TLA+ spec, a reference model and an
-    optimized implementation, tied together by traces."""
+    optimized implementation, tied together by traces.
+
+    \b
+    Exit codes (every command):
+      0  success: every verdict as expected
+      1  a verdict failed: a divergence, a violation, a control not found
+      2  bad input or usage: a malformed trace, configuration or argument
+      3  an internal error: a bug in autoswitch (one line says how to report it)
+    130  interrupted (Ctrl-C)
+    A command that runs many items (traces, configurations) exits 3 if one had an internal error, else 1 if a verdict
+    failed, else 2 if an input was bad."""
 
 
 @main.command()
@@ -95,16 +166,16 @@ def scenarios(out: str) -> None:
     """Write the hand-written scenario traces of SCENARIOS.md (C1-C4, B1-B6, regressions) under OUT."""
     from autoswitch.conformance.scenarios import write_scenarios
 
-    for path in write_scenarios(out):
+    for path in write_scenarios(output_folder(out, "--out")):
         console.print(str(path))
 
 
 @main.command()
-@click.option("--processes", default=3, show_default=True, help="Broker processes in the broker set.")
-@click.option("--walks", default=1000, show_default=True, help="Random walks in the corpus.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--processes", type=POSITIVE, default=3, show_default=True, help="Broker processes in the broker set.")
+@click.option("--walks", type=POSITIVE, default=1000, show_default=True, help="Random walks in the corpus.")
+@click.option("--length", type=POSITIVE, default=100, show_default=True, help="Steps per walk.")
 @click.option("--seed", default=1, show_default=True, help="Corpus seed (the same seed gives the same corpus).")
-@click.option("--rounds", default=3, show_default=True, help="Timed rounds per engine; the best counts.")
+@click.option("--rounds", type=POSITIVE, default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
 def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
@@ -122,7 +193,7 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
     base = rows[0].rate
     for row in rows:
         table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
-    Console().print(table)
+    table_console().print(table)
 
 
 @main.command()
@@ -137,12 +208,12 @@ def explain(path: str) -> None:
         for line in lines(path):
             click.echo(line)
     except TraceError as e:
-        raise click.ClickException(str(e)) from None
+        raise BadInput(str(e)) from None
 
 
 @main.command("z3-truncation")
-@click.option("--bound", default=8, show_default=True, help="Largest log length considered.")
-@click.option("--epochs", default=4, show_default=True, help="Epochs 1..N.")
+@click.option("--bound", type=POSITIVE, default=8, show_default=True, help="Largest log length considered.")
+@click.option("--epochs", type=POSITIVE, default=4, show_default=True, help="Epochs 1..N.")
 @click.option("--write-traces", "traces_dir", type=click.Path(file_okay=False),
               help="Also write the kip101, kip279 and hw counterexamples as truncation-step traces here (traces/z3).")
 def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
@@ -150,6 +221,7 @@ def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     the input where it does (every policy, every pair of logs within the bounds)."""
     from autoswitch.conformance.z3.truncation import SAFE, UNSAFE, check, reference_point, write_traces
 
+    folder = None if traces_dir is None else output_folder(traces_dir, "--write-traces")
     verdicts = [check(policy, bound, epochs) for policy in SAFE + UNSAFE]
     for verdict in verdicts:
         policy = verdict.policy
@@ -159,18 +231,20 @@ def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
         ex = verdict.example
         click.echo(f"{policy:10s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
-    if traces_dir:
-        for path in write_traces(traces_dir, bound, epochs):
+    if folder is not None:
+        for path in write_traces(folder, bound, epochs):
             click.echo(f"wrote {path}")
-    sys.exit(0 if all(v.as_expected for v in verdicts) else 1)
+    sys.exit(EXIT_OK if all(v.as_expected for v in verdicts) else EXIT_VERDICT)
 
 
 @main.command("z3-controller")
-@click.option("--brokers", default=3, show_default=True, help="Broker ids 1..N in the encoding.")
-@click.option("--walks", default=20, show_default=True, help="Random walks whose states check IndInv and the encoding.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--brokers", type=POSITIVE, default=3, show_default=True, help="Broker ids 1..N in the encoding.")
+@click.option("--walks", type=POSITIVE, default=20, show_default=True,
+              help="Random walks whose states check IndInv and the encoding.")
+@click.option("--length", type=POSITIVE, default=100, show_default=True, help="Steps per walk.")
 @click.option("--seed", default=1, show_default=True, help="Seed of the walks and of the random requests.")
-@click.option("--samples", default=10, show_default=True, help="z3-chosen (IndInv state, request) pairs per request and setting.")
+@click.option("--samples", type=POSITIVE, default=10, show_default=True,
+              help="z3-chosen (IndInv state, request) pairs per request and setting.")
 @click.option("--traces", "traces_dir", default="traces", show_default=True, type=click.Path(exists=True, file_okay=False),
               help="Trace corpus whose states check IndInv and whose controller requests check the encoding.")
 def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int, traces_dir: str) -> None:
@@ -187,7 +261,7 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
 
     started = time.perf_counter()
     report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
-    out = Console(soft_wrap=True, highlight=False)
+    out = Console(soft_wrap=True, highlight=False, markup=False)
     table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(enc.TRANSITIONS)} requests, unclean election off and on "
                         f"({len(report.obligations)} obligations, {report.proved_in:.1f} s)")
     for column in ("property", "alone: P ⇒ P'", "under IndInv"):
@@ -214,7 +288,7 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
         out.print(f"reproduce: autoswitch z3-controller --brokers {brokers} --walks {walks} --length {length} --seed {seed} "
                   f"--samples {samples} --traces {traces_dir}")
     out.print(f"done in {time.perf_counter() - started:.1f} s")
-    sys.exit(0 if report.ok else 1)
+    sys.exit(EXIT_OK if report.ok else EXIT_VERDICT)
 
 
 @main.command()
@@ -236,13 +310,13 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     written as an ITF trace and replayed on both models. The negative controls (controls.py) must produce a
     counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
     or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
-    configuration where both explore every state. Default: the small configurations of controls.py."""
-    from autoswitch.conformance.check.specconfig import SpecConfigError
-    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+    configuration where both explore every state; 2 if a configuration cannot be read (the others still run).
+    Default: the small configurations of controls.py."""
     from autoswitch.conformance.controls import SMALL_CONFIGS
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
     _use_spec_dir(spec_dir)
+    out_dir = output_folder(out, "--out")
     table = Table(title="autoswitch check (explicit-state, reference model)")
     tlc_columns = ("TLC distinct", "TLC depth", "TLC seconds", "same states") if with_tlc else ()
     numeric = ("distinct states", "generated", "depth", "seconds", "states/s", *tlc_columns[:3])
@@ -252,42 +326,56 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     if with_tlc and find_tlc() is None:
         console.print(f"--tlc: {tlc_missing_reason()}: TLC was NOT run; the state counts were not compared")
         with_tlc = False
-    failed = False
+    codes = []
     for name in configs or SMALL_CONFIGS:
         try:
-            checker = load_checker(name, symmetry)
-        except SpecConfigError as e:
+            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns))
+        except InputError as e:
             console.print(f"{name}: {e}", style="bold red")
-            failed = True
+            codes.append(EXIT_INPUT)
             continue
-        if symmetry and not checker.renamings:
-            console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
-        with console.status(f"{name}: initial states") as status:
-            # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
-            show = status.update if console.is_terminal else console.print
-            verdict = check_config(checker, Path(out), replay_traces, lambda p, show=show, name=name: show(
-                f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
-                f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
-        result, v = verdict.result, verdict.result.violation
-        if v is not None:
-            console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
-                          f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
-                          f"    replay it: autoswitch replay {verdict.trace}")
-            for r in verdict.replays:
-                console.print("    " + r.describe(), style=None if r.ok else "bold red")
-        side: tuple[str, ...] = ("-",) * len(tlc_columns)
-        if with_tlc:
-            with console.status(f"{name}: TLC"):
-                verdict = compare_with_tlc(verdict, Path(out))
-            tlc = verdict.tlc
-            side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
-                    ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
-        failed = failed or not verdict.ok
-        table.add_row(name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
-                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", *side,
-                      "" if verdict.trace is None else str(verdict.trace))
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
-    sys.exit(1 if failed else 0)
+        except Exception as e:  # one configuration's bug: report it, check the others, exit 3
+            internal_error(e, debug(click.get_current_context()))
+            codes.append(EXIT_INTERNAL)
+            continue
+        codes.append(EXIT_OK if ok else EXIT_VERDICT)
+        table.add_row(*row)
+    table_console(width=None if sys.stdout.isatty() else 200).print(table)
+    sys.exit(batch_exit(codes))
+
+
+def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_tlc: bool,
+               tlc_columns: int) -> tuple[bool, tuple[str, ...]]:
+    """One configuration of ``autoswitch check``: whether its verdict is as expected, and its table row."""
+    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+
+    checker = load_checker(name, symmetry)
+    if symmetry and not checker.renamings:
+        console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
+    with console.status(escape(f"{name}: initial states")) as status:
+        # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
+        show = (lambda text: status.update(escape(text))) if console.is_terminal else console.print
+        verdict = check_config(checker, out, replay_traces, lambda p: show(
+            f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
+            f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
+    result, v = verdict.result, verdict.result.violation
+    if v is not None:
+        console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
+                      f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
+                      f"    replay it: autoswitch replay {verdict.trace}")
+        for r in verdict.replays:
+            console.print("    " + r.describe(), style=None if r.ok else "bold red")
+    side: tuple[str, ...] = ("-",) * tlc_columns
+    if with_tlc:
+        with console.status(escape(f"{name}: TLC")):
+            verdict = compare_with_tlc(verdict, out)
+        tlc = verdict.tlc
+        side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
+                ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
+    rate = result.distinct / max(result.seconds, 1e-9)
+    return verdict.ok, (name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}",
+                        str(result.depth), f"{result.seconds:.1f}", f"{rate:,.0f}", *side,
+                        "" if verdict.trace is None else str(verdict.trace))
 
 
 @main.command()
@@ -295,11 +383,12 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 @click.option("--tool", type=click.Choice(["tlc", "apalache"]), default="tlc", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="tla-out", show_default=True,
               help="Output folder: OUT/<config>/ holds the tool's log and the imported traces.")
-@click.option("--workers", default=1, show_default=True, help="TLC workers (1 explores deterministically).")
-@click.option("--timeout", type=float, default=None, help="Seconds per configuration before the tool is stopped.")
-@click.option("--length", default=10, show_default=True, help="Apalache: steps to explore.")
+@click.option("--workers", type=POSITIVE, default=1, show_default=True, help="TLC workers (1 explores deterministically).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds per configuration before the tool is stopped.")
+@click.option("--length", type=POSITIVE, default=10, show_default=True, help="Apalache: steps to explore.")
 @click.option("--simulate", is_flag=True, help="Apalache: 'simulate' (random symbolic runs) instead of 'check'.")
-@click.option("--max-run", default=10, show_default=True, help="Apalache simulate: runs.")
+@click.option("--max-run", type=POSITIVE, default=10, show_default=True, help="Apalache simulate: runs.")
 @spec_dir_option
 def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: float | None, length: int,
         simulate: bool, max_run: int, spec_dir: str | None) -> None:
@@ -308,24 +397,22 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     implementation.
 
     The negative controls (controls.py) must give a violation, which both models must reproduce at the same
-    state; every other configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
-    skipped (exit 0): nothing is checked, nothing passes."""
-    from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
+    state; every other configuration must hold. Exits 1 if a verdict or a replay differs; 2 if a configuration
+    cannot be read (then nothing runs). A missing tool is reported as skipped (exit 0): nothing is checked,
+    nothing passes."""
+    from autoswitch.conformance.check.specconfig import load_spec_config
     from autoswitch.conformance.tla.check import DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report
 
     _use_spec_dir(spec_dir)
-    names = list(configs or DEFAULT_CONFIGS)
-    for name in names:
-        try:
-            load_spec_config(name)
-        except SpecConfigError as e:
-            raise click.UsageError(str(e)) from None
     if simulate and tool != "apalache":
         raise click.UsageError("--simulate is for --tool apalache")
-    out_dir = Path(out)
+    names = list(configs or DEFAULT_CONFIGS)
+    for name in names:
+        load_spec_config(name)
+    out_dir = output_folder(out, "--out")
     checks = []
     for name in names:
-        with console.status(f"{tool}: {name}"):
+        with console.status(escape(f"{tool}: {name}")):
             if tool == "tlc":
                 check = check_with_tlc(name, out_dir, workers=workers, timeout=timeout)
             else:
@@ -344,7 +431,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
         table.add_row(c.config, verdict, c.expected, "-" if c.distinct_states is None else f"{c.distinct_states:,}",
                       "-" if c.depth is None else str(c.depth), "-" if c.verdict == SKIPPED else f"{c.seconds:.0f}", replay,
                       style=None if c.ok or c.verdict == SKIPPED else "bold red")
-    Console().print(table)
+    table_console().print(table)
     skipped = [c.config for c in checks if c.verdict == SKIPPED]
     if skipped:
         reason = next(c.problem for c in checks if c.verdict == SKIPPED)
@@ -355,7 +442,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     failed = [c.config for c in checks if c.verdict != SKIPPED and not c.ok]
     if failed:
         console.print(f"FAILED: {', '.join(failed)}", style="bold red")
-    sys.exit(1 if failed else 0)
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
 
 @main.command()

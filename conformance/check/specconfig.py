@@ -16,6 +16,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance.engines import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
+from autoswitch.conformance.errors import InputError
 from autoswitch.reference import Options
 
 # Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
@@ -30,7 +31,7 @@ BOUNDS = ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")
 SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 
 
-class SpecConfigError(Exception):
+class SpecConfigError(InputError):
     """A configuration the reader cannot take; the message names the file and what is wrong."""
 
 
