@@ -47,7 +47,7 @@ CASES = [
     Case("master-malformed", (*TINY[:-1], "spark://host", *OUT), 2, "--master 'spark://host'"),
     Case("out-is-a-file", (*TINY, "--out", "{spec}/MC_data.cfg"), 2, "is a file"),
     Case("out-unwritable", (*TINY, "--out", "/dev/null/o"), 2, "cannot write there"),
-    Case("out-not-a-campaign", (*TINY, "--out", "{traces}"), 2, "no campaign.json: not a campaign's folder"),
+    Case("out-not-a-campaign", (*TINY, "--out", "{tmp}/.."), 2, "no campaign.json: not a campaign's folder"),
     Case("walk", (*TINY, "--walk", "1", *OUT), 0, "status           pass"),
     Case("walk-negative", (*TINY, "--walk", "-1", *OUT), 2, "'--walk': -1 is not in the range x>=0"),
     Case("walk-beyond-walks", (*TINY, "--walk", "2", *OUT), 2, "--walk 2: a campaign of --walks 2 has walks 0..1"),
