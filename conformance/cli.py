@@ -360,7 +360,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 
 @main.command()
 @click.option("--walks", type=click.IntRange(min=1), default=1000, show_default=True, help="Walks per configuration (>= 1).")
-@click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (>= 1).")
+@click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
 @click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p); "
@@ -472,7 +472,7 @@ def _bench(campaign, master: str) -> None:
         table.add_column(column, justify="left" if column == "run" else "right")
     cores = _cores(master)
     for name, s in (("single process", single), (f"Spark {master}", spark)):
-        speedup = s.steps_per_second / single.steps_per_second
+        speedup = s.steps_per_second / single.steps_per_second if single.steps_per_second else 0.0
         table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
                       f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
     Console(width=120).print(table)

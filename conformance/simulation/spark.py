@@ -49,11 +49,15 @@ from autoswitch.conformance.simulation.campaign import (
 from autoswitch.conformance.simulation.shrink import shrink
 from autoswitch.conformance.trace.itf import dumps_trace
 
+MAX_LENGTH = 100_000  # steps per walk
+MAX_TASKS = 100_000  # chunks per campaign
 
-def _count(minimum: int) -> Callable[[Any, Any, Any], None]:
+
+def _count(minimum: int, maximum: int | None = None) -> Callable[[Any, Any, Any], None]:
     def check(_campaign: Any, attribute: Any, value: Any) -> None:
-        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-            raise InputError(f"{attribute.name}: expected an integer >= {minimum}, got {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
+            bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise InputError(f"{attribute.name}: expected an integer {bounds}, got {value!r}")
     return check
 
 
@@ -82,15 +86,22 @@ class Campaign:
     """What a campaign runs: ``walks`` walks of ``length`` steps per configuration, ``chunk`` walks per
     task, weights overriding the configurations' own, every ``sample``-th passing walk exported (walk
     indices 0, sample, 2 * sample, ...; 0: none). ``seed`` is any integer: walk i of configuration c is
-    seeded with a hash of (seed, c, i). A parameter out of range is an InputError."""
+    seeded with a hash of (seed, c, i). A parameter out of range (walks at most MAX_LENGTH steps, at
+    most MAX_TASKS chunks) is an InputError."""
 
     seed: int = field(default=1, validator=_seed)
     walks: int = field(default=1000, validator=_count(1))
-    length: int = field(default=100, validator=_count(1))
+    length: int = field(default=100, validator=_count(1, MAX_LENGTH))
     configs: tuple[str, ...] = field(default=DEFAULT_CONFIGS, converter=tuple, validator=_configs)
     chunk: int = field(default=100, validator=_count(1))
     weights: Mapping[str, float] = field(factory=dict, validator=_weights)
     sample: int = field(default=250, validator=_count(0))
+
+    def __attrs_post_init__(self) -> None:
+        chunks = -(-self.walks // self.chunk)
+        if len(self.configs) * chunks > MAX_TASKS:
+            raise InputError(f"{len(self.configs)} configurations x {chunks} chunks of {self.chunk} walks: more than {MAX_TASKS:,} "
+                             "tasks; give a larger --chunk")
 
     def tasks(self) -> list[tuple[str, int]]:
         return [(c, k) for c in self.configs for k in range((self.walks + self.chunk - 1) // self.chunk)]

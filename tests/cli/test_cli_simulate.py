@@ -21,6 +21,8 @@ CASES = [
     Case("walks-negative", (*TINY, "--walks", "-3", *OUT), 2, "'--walks': -3 is not in the range x>=1"),
     Case("walks-not-a-number", (*TINY, "--walks", "many", *OUT), 2, "'many' is not a valid integer"),
     Case("length-zero", (*TINY, "--length", "0", *OUT), 2, "'--length': 0 is not in the range x>=1"),
+    Case("length-huge", (*TINY, "--length", "1000000", *OUT), 2, "length: expected an integer from 1 to 100000"),
+    Case("walks-huge", (*TINY, "--walks", "1000000000000", "--chunk", "1", *OUT), 2, "more than 100,000 tasks; give a larger --chunk"),
     Case("seed-negative", (*TINY, "--seed", "-7", *OUT), 0, "seed -7"),
     Case("seed-huge", (*TINY, "--seed", "123456789012345678901234567890", *OUT), 0, "seed 123456789012345678901234567890"),
     Case("seed-not-an-integer", (*TINY, "--seed", "1.5", *OUT), 2, "'1.5' is not a valid integer"),
@@ -84,3 +86,15 @@ def test_sample_zero_writes_no_corpus(tmp_path: Path) -> None:
     run_case(Case("sample-zero", (*TINY, "--sample", "0", *OUT), 0), tmp_path)
     run_case(Case("sample-one", (*TINY, "--sample", "1", "--out", "{tmp}/p"), 0), tmp_path)
     assert not (tmp_path / "o" / "corpus").exists() and len(list((tmp_path / "p" / "corpus").rglob("*.itf.json"))) == 2
+
+
+def test_bench_of_walks_with_no_step_prints_its_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only HeartbeatExpire, with no broker alive to expire: walks of no step, 0 steps/s on both sides (Spark faked)."""
+    from autoswitch.conformance.simulation import spark
+
+    def fake_bench(campaign: spark.Campaign, master: str) -> list[spark.RunStats]:
+        return [spark.run_campaign(campaign, tmp_path / "single", "none"), spark.RunStats(master, 1, 0, 2, 0, 0.5)]
+
+    monkeypatch.setattr(spark, "bench", fake_bench)
+    expire_only = "process=0,Crash=0,ControllerElectScan=0,ControllerFailover=0,request=0"
+    run_case(Case("bench", (*TINY[:-2], "--weights", expire_only, "--bench", "--master", "local[1]"), 0, "0.00x"), tmp_path)

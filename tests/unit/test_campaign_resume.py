@@ -242,8 +242,10 @@ def test_sample_zero_exports_no_passing_walk(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("change", "says"), [
-    ({"walks": 0}, "walks: expected an integer >= 1, got 0"), ({"length": -1}, "length: expected an integer >= 1"),
+    ({"walks": 0}, "walks: expected an integer >= 1, got 0"), ({"length": -1}, "length: expected an integer from 1 to 100000"),
     ({"chunk": 0}, "chunk: expected an integer >= 1"), ({"sample": -1}, "sample: expected an integer >= 0"),
+    ({"length": 100_001}, "length: expected an integer from 1 to 100000"),
+    ({"walks": 10**12, "chunk": 1}, "2 configurations x 1000000000000 chunks of 1 walks: more than 100,000 tasks"),
     ({"seed": 1.5}, "seed: expected an integer"), ({"walks": True}, "walks: expected an integer"),
     ({"configs": ()}, "no configuration named"), ({"configs": ("nope",)}, "unknown configuration(s) 'nope'"),
     ({"weights": {"Crash": -1}}, "'Crash=-1'"), ({"weights": {"Crsh": 1}}, "unknown name 'Crsh'"),
