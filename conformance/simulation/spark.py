@@ -19,6 +19,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -179,19 +181,19 @@ def check_master(master: str | None) -> None:
                      "yarn or k8s://...")
 
 
-def _stop_jvm(spark_context: Any) -> None:
-    """Stop the JVM this process launched for Spark, and forget it (the next session launches its own)."""
-    gateway = spark_context._gateway
+def _stop_jvm(context_class: Any) -> None:
+    """Stop the JVM this process launched for Spark, and forget it (the next context launches its own)."""
+    gateway = context_class._gateway
     proc = getattr(gateway, "proc", None)
     gateway.shutdown()
     if proc is not None:  # the JVM exits when its stdin closes (PythonGatewayServer)
         proc.stdin.close()
         try:
             proc.wait(timeout=60)
-        except Exception:  # noqa: BLE001 - a JVM that does not exit is killed
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    spark_context._gateway = spark_context._jvm = None
+    context_class._gateway = context_class._jvm = None
 
 
 @contextmanager
@@ -209,40 +211,64 @@ def _environ(**values: str) -> Iterator[None]:
 
 
 @contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt (in the main thread), so that ``finally`` blocks run on ``kill``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
 def spark_context(master: str | None) -> Iterator[Any]:
     """A quiet SparkContext (no UI): ``master``, or the one spark-submit configured, or ``local[*]``;
     workers run this interpreter. Its scratch is a fresh folder: Spark's local dirs, and the JVM's
-    ``java.io.tmpdir`` when this starts the JVM. On exit, even on failure, the context is stopped, the JVM
-    it started stopped, and the scratch folder removed."""
+    ``java.io.tmpdir`` when this starts the JVM. On exit, even on failure, Ctrl-C or SIGTERM, the context
+    is stopped, the JVM it started stopped, and the scratch folder removed."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if (master or "local").startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # one machine: no warning about the host's address
-    from pyspark import SparkConf, SparkContext
+    from pyspark import SparkContext
 
-    scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
     launches = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
     sc = None
-    try:
-        conf = SparkConf()
-        if master is not None or not conf.contains("spark.master"):
-            conf.setMaster(master or "local[*]")
-        conf.setAppName("autoswitch-simulate").set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
-        conf.set("spark.python.worker.reuse", "true")
-        if launches:  # the JVM's environment names its local dirs (SPARK_LOCAL_DIRS wins over spark.local.dir); no hsperfdata
-            java = f"{conf.get('spark.driver.extraJavaOptions', '')} -Djava.io.tmpdir={scratch} -XX:-UsePerfData".strip()
-            conf.set("spark.driver.extraJavaOptions", java)
-            with _environ(SPARK_LOCAL_DIRS=scratch):
-                sc = SparkContext(conf=conf)
-        else:
-            sc = SparkContext(conf=conf.set("spark.local.dir", scratch))
-        sc.setLogLevel("ERROR")
-        yield sc
-    finally:
-        if sc is not None:
-            sc.stop()
-        if launches and SparkContext._gateway is not None:
-            _stop_jvm(SparkContext)
-        shutil.rmtree(scratch, ignore_errors=True)
+    with _terminate_as_interrupt():
+        scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
+        try:
+            yield (sc := _start(master, scratch, launches))
+        finally:
+            if sc is not None:
+                sc.stop()
+            if launches and SparkContext._gateway is not None:
+                _stop_jvm(SparkContext)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _start(master: str | None, scratch: str, launches: bool) -> Any:
+    """A SparkContext whose scratch is ``scratch`` (spark_context)."""
+    from pyspark import SparkConf, SparkContext
+
+    conf = SparkConf()
+    if master is not None or not conf.contains("spark.master"):
+        conf.setMaster(master or "local[*]")
+    conf.setAppName("autoswitch-simulate").set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+    conf.set("spark.python.worker.reuse", "true")
+    if launches:  # the JVM's environment: its local dirs (SPARK_LOCAL_DIRS wins over spark.local.dir), no hsperfdata
+        java = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Djava.io.tmpdir={scratch} -XX:-UsePerfData".strip()
+        with _environ(SPARK_LOCAL_DIRS=scratch, SPARK_SUBMIT_OPTS=java):
+            sc = SparkContext(conf=conf)
+    else:
+        sc = SparkContext(conf=conf.set("spark.local.dir", scratch))
+    sc.setLogLevel("ERROR")
+    return sc
 
 
 @frozen

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,6 +152,21 @@ def test_the_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr[-3000:]
     assert sorted(root.iterdir()) == []
     assert {p.name for p in out.iterdir()} == LAYOUT - {"failures"}  # a safe configuration: no failure
+
+
+def test_a_terminated_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> None:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    command = [str(Path(sys.executable).parent / "autoswitch"), "simulate", "--walks", "400", "--length", "100", "--configs",
+               "safe-rocketmq-2p", "--chunk", "10", "--master", "local[1]", "--out", str(tmp_path / "out")]
+    proc = subprocess.Popen(command, env={**os.environ, "TMPDIR": str(root)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while not list(root.glob("autoswitch-spark-*/blockmgr-*")):  # Spark runs the campaign
+        assert proc.poll() is None and time.monotonic() < deadline, "Spark did not start"
+        time.sleep(0.2)
+    proc.terminate()
+    assert proc.wait(timeout=120) != 0
+    assert sorted(root.iterdir()) == []
 
 
 def test_bench_runs_both_sides_and_cleans_up(scratch_root: Path) -> None:
