@@ -446,48 +446,67 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 
 
 @main.command()
-@click.option("--walks", default=1000, show_default=True, help="Walks per configuration.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
-@click.option("--seed", default=1, show_default=True, help="Campaign seed: each walk is seeded from (seed, configuration, walk index).")
+@click.option("--walks", type=click.IntRange(min=1), default=1000, show_default=True, help="Walks per configuration (>= 1).")
+@click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
 @click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p); "
               "default: the safe configurations and the negative controls.")
-@click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
+              help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
               "process without Spark. Default: spark-submit's master, else local[*]. With --bench: the Spark side (local[2]).")
-@click.option("--chunk", default=100, show_default=True, help="Walks per task (the unit of resumption).")
-@click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1.")
-@click.option("--sample", default=250, show_default=True, help="Export every N-th passing walk as an ITF trace.")
-@click.option("--walk", type=int, default=None, help="Re-run this one walk alone (one --configs name): print its row, write its trace under --out.")
+@click.option("--chunk", type=click.IntRange(min=1), default=100, show_default=True, help="Walks per task (the unit of resumption).")
+@click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1 "
+              "(numbers from 0 to 1e9; lost is a probability).")
+@click.option("--sample", type=click.IntRange(min=0), default=250, show_default=True,
+              help="Export every N-th passing walk (walks 0, N, 2N, ...) as an ITF trace; 0: none.")
+@click.option("--walk", type=click.IntRange(min=0), default=None,
+              help="Re-run this one walk alone (one --configs name, below --walks): print its row, write its trace under --out.")
 @click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
              sample: int, walk: int | None, do_bench: bool) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
-    shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT.
+    shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
+    its OUT resumes it: chunks that are done are kept, damaged or foreign ones are run again.
 
-    Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found."""
+    Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found;
+    2 on a bad argument or an OUT that cannot hold this campaign, before any work."""
+    from autoswitch.conformance.errors import InputError
     from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, parse_weights, select
-    from autoswitch.conformance.simulation.spark import Campaign
+    from autoswitch.conformance.simulation.spark import Campaign, check_master
 
     try:
-        chosen = tuple(c.name for c in select(configs.split(",") if configs else DEFAULT_CONFIGS))
+        check_master(master)
+        names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
+        chosen = tuple(c.name for c in select(names))
         campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample)
-    except ValueError as e:
+        if walk is not None and do_bench:
+            raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
+        if do_bench and master == "none":
+            raise InputError("--bench compares one process with Spark: give a Spark --master (default local[2]), not none")
+        if walk is not None:
+            _one_walk(campaign, walk, Path(out))
+        elif do_bench:
+            _bench(campaign, master or "local[2]")
+        else:
+            _campaign(campaign, Path(out), master)
+    except InputError as e:
         raise click.UsageError(str(e)) from None
-    if walk is not None:
-        _one_walk(campaign, walk, Path(out))
-    elif do_bench:
-        _bench(campaign, master or "local[2]")
-    else:
-        _campaign(campaign, Path(out), master)
 
 
 def _one_walk(campaign, walk: int, out: Path) -> None:
+    from autoswitch.conformance.errors import InputError
     from autoswitch.conformance.simulation.campaign import grid
     from autoswitch.conformance.simulation.spark import walk_as_expected, walk_row
+    from autoswitch.conformance.simulation.store import prepare_walk
 
     if len(campaign.configs) != 1:
-        raise click.UsageError("--walk needs exactly one configuration in --configs")
+        raise InputError(f"--walk needs exactly one configuration in --configs, got {len(campaign.configs)}")
+    if walk >= campaign.walks:
+        raise InputError(f"--walk {walk}: a campaign of --walks {campaign.walks} has walks 0..{campaign.walks - 1}")
+    prepare_walk(campaign, out)
     sim = grid()[campaign.configs[0]]
     row = walk_row(campaign, sim, walk, out, set())
     row.pop("states")
@@ -500,17 +519,16 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
     from autoswitch.conformance.simulation.report import summarize, write_report
-    from autoswitch.conformance.simulation.spark import load_rows, run_campaign
+    from autoswitch.conformance.simulation.spark import run_campaign
+    from autoswitch.conformance.simulation.store import load_rows
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("", total=None)
-        try:
-            stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total))
-        except ValueError as e:
-            raise click.UsageError(str(e)) from None
-    rows = load_rows(campaign, out.resolve())
-    report, problems = write_report(campaign, rows, stats, out)
+        stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total),
+                             lambda message: console.print(message, style="bold yellow"))
+    rows, missing = load_rows(campaign, out.resolve())
+    report, problems = write_report(campaign, rows, stats, out, missing)
     table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
                         f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
                         f"({stats.ran} chunks run, {stats.skipped} already done)")
@@ -541,7 +559,7 @@ def _bench(campaign, master: str) -> None:
         table.add_column(column, justify="left" if column == "run" else "right")
     cores = _cores(master)
     for name, s in (("single process", single), (f"Spark {master}", spark)):
-        speedup = s.steps_per_second / single.steps_per_second
+        speedup = s.steps_per_second / single.steps_per_second if single.steps_per_second else 0.0
         table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
                       f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
     Console(width=120).print(table)
