@@ -22,6 +22,7 @@ from typing import Any
 
 from autoswitch.conformance.trace.itf import Trace, TraceError
 from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
+from autoswitch.conformance.trace.vocabulary import same
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
@@ -267,11 +268,11 @@ def _run_epoch_file(trace: Trace, engine_name: str, cache: ReferenceCache | Impl
             returns = EPOCH_FILE_OPS[action["tag"]][1]
             got = _answer(returns, cache.run(action["tag"], action))
             for key, want in state.get("outcome", {}).items():
-                if got.get(key, _ABSENT) != want:
+                if not same(want, got.get(key, _ABSENT)):
                     return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), f"{action['tag']} answered differently{note}")
         view = cache.view()
         for name in ("entries", "file"):
-            if name in state and state[name] != view[name]:
+            if name in state and not same(state[name], view[name]):
                 return _diverge(trace, engine_name, i, name, state[name], view[name], f"{name} differ after {action['tag']}{note}")
     return None
 
@@ -341,10 +342,10 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
     pre, after = trace.states
     got, post = handshake(engine_name, policy, {name: pre[name] for name in HANDSHAKE_INPUTS})
     for key, want in after["outcome"].items():
-        if got.get(key, _ABSENT) != want:
+        if not same(want, got.get(key, _ABSENT)):
             return _diverge(trace, engine_name, 1, f"outcome.{key}", want, got.get(key, _ABSENT), f"{policy} answered differently")
     for name, value in post.items():
-        if name in after and after[name] != value:
+        if name in after and not same(after[name], value):
             return _diverge(trace, engine_name, 1, name, after[name], value, f"{name} differs after the Handshake")
     return Result(trace.path, engine_name, PASS, 2, 2)
 
@@ -445,11 +446,11 @@ def replay_retention(trace: Trace, engine_name: str) -> Result:
             code, start, entry = log.start(action["syncFromLastFile"])
             got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry, strict=True))} if entry else {})}
             for key, want in state.get("outcome", {}).items():
-                if got.get(key, _ABSENT) != want:
+                if not same(want, got.get(key, _ABSENT)):
                     return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), "the transfer starts elsewhere")
         view = log.view()
         for name in ("files", "minOffset", "entries"):
-            if name in state and state[name] != view[name]:
+            if name in state and not same(state[name], view[name]):
                 return _diverge(trace, engine_name, i, name, state[name], view[name], f"{name} differ after {action['tag']}")
     n = len(trace.states)
     return Result(trace.path, engine_name, PASS, n, n)
