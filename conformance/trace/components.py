@@ -22,6 +22,7 @@ from typing import Any
 
 from autoswitch.conformance.trace.itf import Trace, TraceError
 from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
+from autoswitch.conformance.trace.validate import MAX_FILES
 from autoswitch.conformance.trace.vocabulary import same
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
@@ -371,6 +372,8 @@ def _validate_retention(trace: Trace) -> int:
             if not (isinstance(action[name], bool) if kind == BOOL else _is_int(action[name])):
                 raise TraceError(trace.path, i, f"action.{name}", f"expected {kind}, got {show(action[name])}")
         outcome = state.get("outcome", {})
+        if not isinstance(outcome, Mapping):
+            raise TraceError(trace.path, i, "outcome", "must be a record")
         allowed = {"code", "fromOffset", "entry"} if action["tag"] == "StartTransfer" else set()
         for key in outcome:
             if key not in allowed:
@@ -378,12 +381,14 @@ def _validate_retention(trace: Trace) -> int:
         if "code" in outcome and outcome["code"] not in TRANSFER_CODES:
             raise TraceError(trace.path, i, "outcome.code", f"one of {', '.join(TRANSFER_CODES)}")
         if "fromOffset" in outcome and not _is_int(outcome["fromOffset"]):
-            raise TraceError(trace.path, i, "outcome.from", "an offset (int)")
+            raise TraceError(trace.path, i, "outcome.fromOffset", "an offset (int)")
         if "entry" in outcome and (outcome.get("code") != "OK" or _entry_problem(outcome["entry"])):
             raise TraceError(trace.path, i, "outcome.entry", "an entry record, given only with code 'OK'")
     pre = trace.states[0]
     if not _is_int(pre.get("leo")) or pre["leo"] < 0:
         raise TraceError(trace.path, 0, "leo", "the master's max offset: an int >= 0")
+    if -(-pre["leo"] // size) > MAX_FILES:
+        raise TraceError(trace.path, 0, "leo", f"{pre['leo']} messages in files of {size} make more than {MAX_FILES} files")
     problem = _pairs_problem(pre.get("epochs"))
     if problem or not epoch_file.well_formed(tuple(pre["epochs"]), pre["leo"]):
         raise TraceError(trace.path, 0, "epochs", problem or "not EpochFileWellFormed against the LEO")

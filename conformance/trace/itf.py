@@ -22,13 +22,21 @@ from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_jso
 RECORD_VARS = ("action", "outcome")  # carried by every state, records rather than functions
 
 
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: every character that is not printable (ESC, CR, the other C0 and C1
+    controls, DEL, bidi overrides) written as its Python escape, e.g. ``\\x1b``. Rich markup such as
+    ``[bold]`` stays literal text: the command line prints with markup off."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class TraceError(InputError):
-    """A malformed trace: names the file, the state index (None for the header) and the field."""
+    """A malformed trace: names the file, the state index (None for the header) and the field. The
+    message is :func:`printable`; the attributes are as given."""
 
     def __init__(self, path: str, state: int | None, field: str, message: str):
         self.path, self.state, self.field, self.message = path, state, field, message
         where = "header" if state is None else f"state {state}"
-        super().__init__(f"{path}: {where}: field {field!r}: {message}")
+        super().__init__(printable(f"{path}: {where}: field {field!r}: {message}"))
 
 
 @frozen
@@ -117,8 +125,11 @@ TOP_KEYS = ("#meta", "params", "vars", "states", "loop")  # ADR-015's fields of 
 
 
 def _field(where: str) -> str:
-    """The header field a location names (``/#meta/options/x`` -> ``#meta``)."""
-    return where.lstrip("/").replace("/", ".")
+    """The field a location names: its record fields, up to the first ITF structure or index
+    (``/action/brokerId`` -> ``action.brokerId``, ``/log/#map/0/1`` -> ``log``)."""
+    parts = where.lstrip("/").split("/")
+    end = next((i for i, p in enumerate(parts) if i and (p.startswith("#") or p.isdigit())), len(parts))
+    return ".".join(parts[:end])
 
 
 def load_trace(path: str | Path) -> Trace:
@@ -165,7 +176,7 @@ def load_trace(path: str | Path) -> Trace:
             try:
                 (check_json if field == "#meta" else check_value)(encoded, f"/{field}")
             except Problem as e:
-                raise TraceError(name, i, field, str(e)) from None
+                raise TraceError(name, i, _field(e.where), str(e)) from None
             if field != "#meta":
                 try:
                     values[field] = decode(encoded)

@@ -18,6 +18,7 @@ processes) and the controller properties on each other set (:func:`broken_in_oth
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from autoswitch.conformance.engines import (
     processes_problem,
     show_name,
 )
-from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
 from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem, same, strict
 from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
@@ -80,18 +81,21 @@ class Result:
         return asdict(self)
 
     def describe(self) -> str:
+        """One line (two more for a divergence's values), every part from the trace :func:`printable`."""
+        file, message = printable(self.file), printable(self.message)
         if self.ok:
-            note = f"; {self.message}" if self.message else ""
-            return f"{self.file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
+            note = f"; {message}" if message else ""
+            return f"{file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
         where = "the header" if self.state is None else f"state {self.state}"
-        text = f"{self.file} [{self.engine}]: {self.status} at {where}, field {self.field!r}: {self.message}"
+        text = f"{file} [{self.engine}]: {self.status} at {where}, field {printable(repr(self.field))}: {message}"
         if self.expected is not None or self.actual is not None:
-            text += f"\n    trace expects: {self.expected}\n    model has:     {self.actual}"
+            text += f"\n    trace expects: {printable(str(self.expected))}\n    model has:     {printable(str(self.actual))}"
         return text
 
 
 def show(value: Any) -> str:
-    """A value for messages: Python-like, with sets and function domains sorted so output is stable."""
+    """A value for messages: Python-like, with sets and function domains sorted so output is stable;
+    strings by ``repr``, so a control character in them is escaped."""
     if isinstance(value, frozenset | set):
         return "{" + ", ".join(sorted(map(show, value))) + "}"
     if isinstance(value, dict):
@@ -233,6 +237,17 @@ def _validate(trace: Trace, processes: Collection[str]) -> None:
             raise TraceError(trace.path, i, "outcome", "must be a record with a string 'code'")
 
 
+def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | None]:
+    """A walk from Init checked before anything runs: its config (``#meta``), its states against the
+    vocabulary, and the violation it expects (``#meta.expect``), if any."""
+    _check_meta(trace, None)
+    config, field, problem = config_from_meta(trace.meta)
+    if config is None:
+        raise TraceError(trace.path, None, field, problem)
+    _validate(trace, config.processes)
+    return config, _expected_violation(trace)
+
+
 def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, Any], actual: Mapping[str, Any], consumed: int) -> Result | None:
     for name, want in expected.items():
         if name in ("action", "outcome"):
@@ -261,11 +276,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return KINDS[kind](trace, engine_name)
     if kind == TRUNCATION_STEP:
         return replay_truncation_step(trace, engine_name)
-    config, field, problem = config_from_meta(trace.meta)
-    if config is None:
-        raise TraceError(trace.path, None, field, problem)
-    _validate(trace, config.processes)
-    expected_violation = _expected_violation(trace)
+    config, expected_violation = validate_walk(trace)
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
@@ -452,11 +463,15 @@ def replay_file(path: str, engine_name: str) -> Result:
 
 
 def trace_files(paths: list[str]) -> list[str]:
-    """The ``.json``/``.itf.json`` files named or found (recursively, sorted) under the given paths."""
+    """The ``*.json`` files named or found under the given paths, each folder walked recursively and
+    sorted. A path named is taken as it is (a FIFO or a device is then refused by ``load_trace``, not
+    read); inside a folder, a symbolic link to a folder is not followed (no cycle, nothing outside the
+    folder), a link to a file is read like the file it names."""
     found: list[str] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found.extend(str(f) for f in sorted(p.rglob("*.json")))
+            walked = os.walk(p)  # followlinks=False
+            found.extend(sorted(str(Path(root) / f) for root, _, files in walked for f in files if f.endswith(".json")))
         else:
             found.append(str(p))
     return found

@@ -34,8 +34,9 @@ from typing import Any
 MAX_FILE_BYTES = 8 * 2**20  # the committed corpus's largest file is about 40 KB
 MAX_DEPTH = 32  # nesting of JSON arrays and objects; the corpus needs 8
 MAX_ITEMS = 10_000  # elements of one array, set or map, fields of one object
-MAX_STATES = 10_000
+MAX_STATES = 5_000  # a walk of 5,000 steps of 16 processes replays in about 5 s per engine
 MAX_PROCESSES = 16  # processes of #meta.processes (and broker sets of #meta.brokerSets)
+MAX_FILES = 1_000  # commit log files of a retention trace (leo / fileSize)
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a process, broker or cluster name: it may become a folder's name
 SAFE_INT = 2**53 - 1  # ADR-015: a plain JSON number is an integer in [-SAFE_INT, SAFE_INT]
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # a #bigint: Java's long
@@ -140,7 +141,7 @@ def _check_scalar(raw: Any, where: str) -> None:
 
 def check_json(raw: Any, where: str = "", depth: int = 0) -> None:
     """Plain JSON (``#meta``) within the bounds: no float, no huge integer, no repeated key, not too deep."""
-    if depth > MAX_DEPTH:
+    if depth >= MAX_DEPTH:
         raise Problem(where, f"nested more than {MAX_DEPTH} levels")
     _check_scalar(raw, where)
     if isinstance(raw, list | dict) and len(raw) > MAX_ITEMS:
@@ -154,7 +155,7 @@ def check_json(raw: Any, where: str = "", depth: int = 0) -> None:
 
 def check_value(raw: Any, where: str = "", depth: int = 0) -> None:
     """An ITF value exactly as ADR-015 writes it (the module's docstring), before itf-py decodes it."""
-    if depth > MAX_DEPTH:
+    if depth >= MAX_DEPTH:
         raise Problem(where, f"nested more than {MAX_DEPTH} levels")
     _check_scalar(raw, where)
     if raw is None:
