@@ -35,6 +35,7 @@ from autoswitch.conformance.engines import (
     processes_problem,
     show_name,
 )
+from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
 from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem, same, strict
 from autoswitch.reference import Options
@@ -460,6 +461,17 @@ def replay_file(path: str, engine_name: str) -> Result:
         return Result(e.path, engine_name, MALFORMED, state=e.state, field=e.field, message=e.message)
     except Exception as e:  # noqa: BLE001 - one broken engine step must not stop a batch
         return Result(path, engine_name, ERROR, message=f"{type(e).__name__}: {e}")
+
+
+def replay_exit_code(results: list[Result]) -> int:
+    """The exit code of a replay (conformance/errors.py): 3 if an engine raised, else 1 if a verdict
+    failed, else 2 if a trace was malformed, else 0."""
+    statuses = {r.status for r in results}
+    if ERROR in statuses:
+        return EXIT_INTERNAL
+    if statuses & {DIVERGENCE, VIOLATION, MISSING_VIOLATION}:
+        return EXIT_VERDICT
+    return EXIT_INPUT if MALFORMED in statuses else EXIT_OK
 
 
 def trace_files(paths: list[str]) -> list[str]:

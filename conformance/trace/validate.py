@@ -49,7 +49,8 @@ class Problem(Exception):
 
     def __init__(self, where: str, message: str):
         self.where, self.message = where, message
-        super().__init__(f"{message} (at {where})" if where else message)
+        shown = where if len(where) <= 60 else where[:57] + "..."
+        super().__init__(f"{message} (at {shown})" if where else message)
 
 
 class _Float:
