@@ -114,9 +114,9 @@ def options_from_meta(meta: Mapping[str, Any], processes: Mapping[str, str]) -> 
         if name in SET_OPTIONS:
             if not isinstance(value, list) or not all(isinstance(x, str) for x in value) or len(set(value)) != len(value):
                 return None, where, "must be a list of distinct process names"
-            unknown = [x for x in value if x not in processes]
-            if unknown:
-                return None, where, f"{show_name(unknown[0])} is not a process of #meta.processes"
+            strangers = [x for x in value if x not in processes]
+            if strangers:
+                return None, where, f"{show_name(strangers[0])} is not a process of #meta.processes"
             value = frozenset(value)
         elif type(value) is not type(defaults[field]):
             return None, where, f"must be a {type(defaults[field]).__name__}, got {show_name(value)}"

@@ -1,6 +1,6 @@
 """A seeded mutator over the committed corpus, and the contract every mutated trace must keep on replay.
 
-Input ``index`` of seed ``seed`` is one corpus trace (every trace kind) with one mutation, both drawn
+Input ``index`` of seed ``seed`` is one corpus trace (each trace kind as often) with one mutation, drawn
 from ``random.Random(f"{seed}:{index}")``: the same seed and index give the same bytes. Each input is
 replayed on both engines; the contract (:func:`judge`):
 
@@ -13,6 +13,7 @@ replayed on both engines; the contract (:func:`judge`):
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -50,7 +51,8 @@ class _Doc:
     """A trace document being mutated, with the raw JSON snippets to splice in."""
 
     def __init__(self, doc: dict[str, Any], rng: random.Random):
-        self.doc, self.rng, self.raw = doc, rng, {}
+        self.doc, self.rng = doc, rng
+        self.raw: dict[str, str] = {}
 
     def splice(self, text: str) -> str:
         key = RAW.format(len(self.raw))
@@ -243,7 +245,7 @@ def unsafe_process(d: _Doc) -> bool:
     meta = d.doc.get("#meta")
     if not isinstance(meta, dict):
         return False
-    processes = meta.get("processes") if isinstance(meta.get("processes"), dict) else {}
+    processes: dict[str, Any] = meta["processes"] if isinstance(meta.get("processes"), dict) else {}
     processes[d.rng.choice(UNSAFE_NAMES)] = "addr"
     meta["processes"] = processes
     return True
@@ -261,7 +263,7 @@ def option_out_of_range(d: _Doc) -> bool:
     meta = d.doc.get("#meta")
     if not isinstance(meta, dict):
         return False
-    options = meta.get("options") if isinstance(meta.get("options"), dict) else {}
+    options: dict[str, Any] = meta["options"] if isinstance(meta.get("options"), dict) else {}
     name = d.rng.choice(sorted(OPTION_FIELDS))
     if name in SET_OPTIONS:
         value: Any = d.rng.choice([["nobody"], "p1", [1], ["p1", "p1"]])
@@ -279,9 +281,8 @@ def bad_expect(d: _Doc) -> bool:
     meta = d.doc.get("#meta")
     if not isinstance(meta, dict):
         return False
-    expect = meta.get("expect") if isinstance(meta.get("expect"), dict) else {"violation": "TypeOK", "state": 0}
+    expect: dict[str, Any] = meta["expect"] if isinstance(meta.get("expect"), dict) else {"violation": "TypeOK", "state": 0}
     choice = d.rng.choice(["no violation", "unknown key", "state out of range", "state bool", "unknown property"])
-    expect = dict(expect)
     if choice == "no violation":
         expect.pop("violation", None)
     elif choice == "unknown key":
@@ -312,10 +313,25 @@ MUTATIONS: dict[str, Callable[[_Doc], bool]] = {f.__name__: f for f in (
 TEXT_MUTATIONS = ("truncate_text",)
 
 
+@functools.lru_cache(maxsize=4)
+def by_kind(corpus: tuple[Path, ...]) -> dict[str, list[Path]]:
+    """The corpus's traces by ``#meta.kind`` ("walk" for none), so that each kind is drawn as often."""
+    kinds: dict[str, list[Path]] = {}
+    for path in corpus:
+        try:
+            kind = str(json.loads(path.read_text()).get("#meta", {}).get("kind", "walk"))
+        except (ValueError, AttributeError):
+            kind = "unreadable"
+        kinds.setdefault(kind, []).append(path)
+    return {k: kinds[k] for k in sorted(kinds)}
+
+
 def make_case(corpus: list[Path], seed: int, index: int) -> FuzzCase:
-    """Input ``index`` of ``seed``: a corpus trace and one mutation, drawn from their own generator."""
+    """Input ``index`` of ``seed``: a trace kind, a trace of it and one mutation, drawn from their own generator."""
     rng = random.Random(f"{seed}:{index}")
-    source = corpus[rng.randrange(len(corpus))]
+    kinds = by_kind(tuple(corpus))
+    traces = kinds[rng.choice(list(kinds))]
+    source = traces[rng.randrange(len(traces))]
     text = source.read_text()
     mutation = rng.choice([*MUTATIONS, *TEXT_MUTATIONS])
     if mutation == "truncate_text":

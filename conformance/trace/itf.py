@@ -167,8 +167,9 @@ def load_trace(path: str | Path) -> Trace:
     for i, raw in enumerate(raw_states):
         if not isinstance(raw, dict):
             raise TraceError(name, i, "<state>", "a state must be a JSON object")
-        if getattr(raw, "duplicate", None) is not None:
-            raise TraceError(name, i, str(raw.duplicate), "the field appears twice in the state")
+        duplicate = getattr(raw, "duplicate", None)
+        if duplicate is not None:
+            raise TraceError(name, i, str(duplicate), "the field appears twice in the state")
         values = {}
         for field, encoded in raw.items():
             if field != "#meta" and field not in declared:
@@ -177,6 +178,10 @@ def load_trace(path: str | Path) -> Trace:
                 (check_json if field == "#meta" else check_value)(encoded, f"/{field}")
             except Problem as e:
                 raise TraceError(name, i, _field(e.where), str(e)) from None
+            record = isinstance(encoded, dict) and not any(k.startswith("#") for k in encoded)
+            if field != "#meta" and (field in RECORD_VARS) != record:
+                raise TraceError(name, i, field, "a record (a JSON object)" if field in RECORD_VARS else
+                                 "a function is a #map (a record is only the action and the outcome)")
             if field != "#meta":
                 try:
                     values[field] = decode(encoded)

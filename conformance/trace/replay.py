@@ -49,7 +49,6 @@ from autoswitch.reference.invariants import (
     violated_invariants,
 )
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.truncation import POLICIES
 
 PASS = "pass"
 DIVERGENCE = "divergence"

@@ -220,7 +220,7 @@ def _hashable(raw: Any) -> bool:
     if isinstance(raw, bool | int | str) or (isinstance(raw, dict) and "#bigint" in raw):
         return True
     if isinstance(raw, dict) and ("#tup" in raw or "#set" in raw):
-        return all(map(_hashable, raw.get("#tup", raw.get("#set"))))
+        return all(map(_hashable, raw["#tup"] if "#tup" in raw else raw["#set"]))
     return False
 
 
