@@ -490,7 +490,7 @@ def _cores(master: str) -> int:
 @click.option("--corpus", default="traces", show_default=True, type=click.Path(exists=True, file_okay=False),
               help="The traces to mutate (every *.json under it).")
 @click.option("--out", default="fuzz-out", show_default=True, type=click.Path(file_okay=False),
-              help="Folder for the inputs that break the contract (created; checked writable before work).")
+              help="Folder for the inputs that break the contract (checked writable before work; a new one left empty is removed).")
 @click.option("--only", type=click.IntRange(min=0), default=None, help="Replay only input INDEX of the seed and print its results.")
 def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> None:
     """Replay mutated copies of the corpus on both engines (conformance/trace/fuzz.py): no crash, no
@@ -502,6 +502,7 @@ def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> Non
     from autoswitch.conformance.trace.fuzz import fuzz as run_fuzz
 
     folder = Path(out)
+    existed = folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=folder).close()
@@ -530,6 +531,8 @@ def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> Non
                               style="bold red")
             progress.update(task, advance=1)
     _fuzz_table(rows, len(indices), seed)
+    if not broken and not existed:
+        folder.rmdir()  # made only to check it could be written
     if broken:
         first = broken[0].case.index
         console.print(f"{len(broken)} input(s) broke the contract, written under {out}; replay one with: "

@@ -10,6 +10,13 @@ A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one 
 pre-state (z3's truncation counterexamples, traces/z3), run by each engine's own truncation: see
 :func:`replay_truncation_step`. The component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
 
+Everything a trace gives is checked before an engine runs (a bad field is MALFORMED, naming the state
+and the field, the same on both engines): the ITF values (``itf.load_trace``, ``validate.py``), ``#meta``
+(its processes, options, expectation; a key of another kind is refused, not ignored), each action
+against the action table, and each kind's own fields. A walk's variables are only compared with the
+engine's, bools apart from ints (``vocabulary.same``): a value of the wrong type is a DIVERGENCE there.
+ERROR is left for an engine that raises on valid input: a bug in it.
+
 A walk may use the trace-only kinds of spec/README.md ("Trace kinds": ``#meta.brokerSets``, controller
 leadership, a null brokerId, the identity files' contents): states are compared with the engine's
 ``observed()`` view; the invariants are checked on its ``variables()`` (the default set with the
@@ -179,8 +186,9 @@ def _check_meta(trace: Trace, kind: str | None) -> None:
         if name in trace.meta and not isinstance(trace.meta[name], str):
             raise TraceError(trace.path, None, f"#meta.{name}", f"must be a string, got {show_name(trace.meta[name])}")
     read = {k for keys in META_KEYS.values() for k in keys}
-    for name in sorted(read & set(trace.meta) - set(META_KEYS[kind])):
-        raise TraceError(trace.path, None, f"#meta.{name}", f"a {kind or 'walk'} trace does not read it; it reads "
+    extra = sorted(read & set(trace.meta) - set(META_KEYS[kind]))
+    if extra:
+        raise TraceError(trace.path, None, f"#meta.{extra[0]}", f"a {kind or 'walk'} trace does not read it; it reads "
                          f"{', '.join(META_KEYS[kind]) or 'none of ' + ', '.join(sorted(read))}")
 
 

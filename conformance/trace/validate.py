@@ -7,7 +7,8 @@ So the raw tree is checked first, every problem named by its place in the docume
 - a ``#bigint`` is a canonical decimal string, ``-?(0|[1-9][0-9]*)`` and not ``-0``, within Java's long
   (the model's offsets and epochs are longs: RocketMQ's ``Long.MAX_VALUE`` is a valid end offset);
 - a JSON number is an integer within ``[-(2^53-1), 2^53-1]`` (ADR-015: larger ones are ``#bigint``);
-  no float, no NaN/Infinity, no null;
+  no float, no NaN/Infinity, no null; in ``#meta`` (plain JSON, not ITF values) an integer is within
+  ``[-(2^64-1), 2^64-1]`` and each field's own check bounds it further;
 - a dict whose keys start with ``#`` is exactly one of ``#bigint``, ``#tup``, ``#set``, ``#map``; a
   record's field names are identifiers, and a record is never ``{tag, value}`` (variants are not part
   of the vocabulary); a ``#map`` is a list of ``[key, value]`` pairs with distinct keys;
@@ -40,6 +41,7 @@ MAX_FILES = 1_000  # commit log files of a retention trace (leo / fileSize)
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")  # a process, broker or cluster name: it may become a folder's name
 SAFE_INT = 2**53 - 1  # ADR-015: a plain JSON number is an integer in [-SAFE_INT, SAFE_INT]
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1  # a #bigint: Java's long
+META_INT = 2**64 - 1  # an integer of #meta (plain JSON): the simulator's notes hold 64-bit seeds
 CANONICAL = re.compile(r"-?(0|[1-9][0-9]*)")
 ITF_KEYS = ("#bigint", "#tup", "#set", "#map")
 
@@ -131,12 +133,13 @@ def _kind(raw: Any) -> str:
     return "list" if isinstance(raw, list) else type(raw).__name__
 
 
-def _check_scalar(raw: Any, where: str) -> None:
+def _check_scalar(raw: Any, where: str, value: bool) -> None:
+    """``value``: an ITF value (ADR-015's JSON numbers); else plain JSON of ``#meta``, whose notes may hold a 64-bit seed."""
     if isinstance(raw, _Float):
         raise Problem(where, f"{raw.text[:40]} is not an integer (a trace's numbers are integers)")
-    if isinstance(raw, _HugeInt):
-        raise Problem(where, f"an integer of {len(raw.text)} characters is out of range")
-    if isinstance(raw, int) and not isinstance(raw, bool) and abs(raw) > SAFE_INT:
+    if isinstance(raw, _HugeInt) or (isinstance(raw, int) and not value and abs(raw) > META_INT):
+        raise Problem(where, f"an integer of {len(str(getattr(raw, 'text', raw)))} characters is out of range")
+    if isinstance(raw, int) and not isinstance(raw, bool) and value and abs(raw) > SAFE_INT:
         raise Problem(where, f"{raw} is outside [-(2^53-1), 2^53-1]: write it as {{\"#bigint\": \"{raw}\"}}")
 
 
@@ -144,7 +147,7 @@ def check_json(raw: Any, where: str = "", depth: int = 0) -> None:
     """Plain JSON (``#meta``) within the bounds: no float, no huge integer, no repeated key, not too deep."""
     if depth >= MAX_DEPTH:
         raise Problem(where, f"nested more than {MAX_DEPTH} levels")
-    _check_scalar(raw, where)
+    _check_scalar(raw, where, value=False)
     if isinstance(raw, list | dict) and len(raw) > MAX_ITEMS:
         raise Problem(where, f"{len(raw)} items: at most {MAX_ITEMS}")
     if isinstance(raw, _Object) and raw.duplicate is not None:
@@ -158,7 +161,7 @@ def check_value(raw: Any, where: str = "", depth: int = 0) -> None:
     """An ITF value exactly as ADR-015 writes it (the module's docstring), before itf-py decodes it."""
     if depth >= MAX_DEPTH:
         raise Problem(where, f"nested more than {MAX_DEPTH} levels")
-    _check_scalar(raw, where)
+    _check_scalar(raw, where, value=True)
     if raw is None:
         raise Problem(where, "ITF has no null")
     if isinstance(raw, list):

@@ -114,6 +114,13 @@ def test_deep_nesting_is_refused(depth: int, tmp_path: Path) -> None:
     assert len({(r.state, r.field) for r in results}) == 1
 
 
+def test_a_note_of_meta_may_hold_a_64_bit_seed_but_not_more(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["#meta"]["campaign"] = {"walkSeed": RAW}
+    assert all(r.status == PASS for r in _both(_write(doc, tmp_path, str(2**64 - 1))))
+    _refused(_write(doc, tmp_path, str(2**64)), None, "#meta.campaign.walkSeed")
+
+
 def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
     text = B1.read_text().replace('"scenario":', '"policy": "hw", "scenario":', 1)
     path = tmp_path / "twice.itf.json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ def hostile_files(tmp: Path) -> None:
     doc = json.loads(B1.read_text())
     doc["#meta"]["description"] = "look\x1b[2J\r"
     (tmp / "escaped.itf.json").write_text(json.dumps(doc))
+    os.mkfifo(tmp / "fifo.itf.json")
 
 
 CASES = [
@@ -31,6 +33,7 @@ CASES = [
     Case("not-enabled", ("explain", "{tmp}/not-enabled.itf.json"), 2, "is not enabled here"),
     Case("malformed", ("explain", "{tmp}/malformed.itf.json"), 2, "state 2: field 'action'"),
     Case("not-a-walk", ("explain", "{traces}/z3/hw-truncation-step.itf.json"), 2, "is not a walk"),
+    Case("fifo", ("explain", "{tmp}/fifo.itf.json"), 2, "a FIFO"),
     Case("a-folder", ("explain", "{traces}"), 2, "is a directory"),
     Case("no-such-file", ("explain", "{tmp}/nothing.itf.json"), 2, "does not exist"),
 ]

@@ -39,3 +39,8 @@ def test_an_input_that_breaks_the_contract_exits_1_and_is_kept(tmp_path: Path, m
 
 def _corpus() -> list[Path]:
     return [Path(f) for f in trace_files([str(CHECKOUT / "traces")])]
+
+
+def test_a_new_out_folder_left_empty_is_removed(tmp_path: Path) -> None:
+    run_case(Case("clean", ("fuzz", "--inputs", "3", "--corpus", "{traces}", "--out", "{tmp}/new/out"), 0), tmp_path)
+    assert not (tmp_path / "new" / "out").exists()

@@ -44,6 +44,7 @@ CASES = [
     Case("malformed", ("replay", "{tmp}/malformed.itf.json"), 2, "canonical decimal"),
     Case("malformed-and-divergent", ("replay", "{tmp}/mixed"), 1, "malformed"),
     Case("fifo", ("replay", "{tmp}/fifo.itf.json"), 2, "a FIFO"),
+    Case("device", ("replay", "/dev/zero"), 2, "not a regular file"),
     Case("no-trace-files", ("replay", "{tmp}/empty"), 2, "no trace files"),
     Case("no-such-path", ("replay", "{tmp}/nothing.itf.json"), 2, "does not exist"),
     Case("no-path", ("replay",), 2, "Missing argument"),
