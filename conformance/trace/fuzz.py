@@ -23,7 +23,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance.engines import KINDS, OPTION_FIELDS, OPTION_RANGES, SET_OPTIONS
-from autoswitch.conformance.trace.replay import ERROR, MALFORMED, PASS, Result, replay_file
+from autoswitch.conformance.trace.replay import ERROR, MALFORMED, META_KEYS, PASS, TEXT_META, Result, replay_file
 from autoswitch.conformance.trace.validate import MAX_DEPTH, MAX_PROCESSES
 
 RAW = "\u0000raw{}\u0000"  # a placeholder string replaced by raw JSON text after serialising (huge numbers, floats, repeated keys)
@@ -108,32 +108,39 @@ BIGINT_EDGES = (" 1 ", "+1", "01", "1.0", "-0", "", "1e3", "0x1", "١", "1_0", s
 # ---- mutations: each changes the document and says whether the result must be refused ----------------------
 
 
+def _note(where: str) -> bool:
+    """A place inside a note of ``#meta`` (a key no kind reads, e.g. ``source``): any value goes there."""
+    parts = where.split("/")
+    read = {"kind", *TEXT_META, *(k for keys in META_KEYS.values() for k in keys)}
+    return len(parts) > 2 and parts[1] == "#meta" and parts[2] not in read
+
+
 def replace_type(d: _Doc) -> bool:
-    """A value replaced by one of another kind."""
+    """A value replaced by one of another kind: refused, or a divergence, unless it is in a note."""
     place = d.pick()
     if place is None:
         return False
-    node, key, _ = place
+    node, key, where = place
     node[key] = copy.deepcopy(d.rng.choice([v for v in _OTHER_TYPES if _kind(v) != _kind(node[key])]))
-    return True
+    return not _note(where)
 
 
 def bool_for_int(d: _Doc) -> bool:
     place = d.pick(_is_int)
     if place is None:
         return False
-    node, key, _ = place
+    node, key, where = place
     node[key] = d.rng.choice([True, False])
-    return True
+    return not _note(where)
 
 
 def int_for_bool(d: _Doc) -> bool:
     place = d.pick(lambda v: isinstance(v, bool))
     if place is None:
         return False
-    node, key, _ = place
+    node, key, where = place
     node[key] = int(node[key]) if d.rng.random() < 0.5 else {"#bigint": str(int(node[key]))}
-    return True
+    return not _note(where)
 
 
 def other_int(d: _Doc) -> bool:
@@ -160,18 +167,18 @@ def bigint_edge(d: _Doc) -> bool:
     place = d.pick(_is_int)
     if place is None:
         return False
-    node, key, _ = place
+    node, key, where = place
     node[key] = {"#bigint": d.rng.choice(BIGINT_EDGES)}
-    return True
+    return not _note(where)
 
 
 def huge_number(d: _Doc) -> bool:
     place = d.pick(_is_int)
     if place is None:
         return False
-    node, key, _ = place
+    node, key, where = place
     node[key] = d.splice(d.rng.choice(["9" * 4301, str(2**53), str(-(2**63)), "1" + "0" * 30]))
-    return True
+    return not _note(where)
 
 
 def deep_nesting(d: _Doc) -> bool:
