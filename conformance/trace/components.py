@@ -356,12 +356,14 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
 RETENTION_OPS = {"DeleteFilesBelow": {"offset": INT}, "StartTransfer": {"syncFromLastFile": BOOL}}
 RETENTION_FIELDS = ("action", "outcome", "leo", "epochs", "files", "minOffset", "entries")
 TRANSFER_CODES = ("OK", retention.NO_DATA, retention.NO_EPOCH)
+JAVA_INT_MAX = 2**31 - 1
 
 
 def _validate_retention(trace: Trace) -> int:
     size = trace.meta.get("fileSize")
-    if not _is_int(size) or size <= 0:
-        raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int > 0, got {size!r}")
+    if not _is_int(size) or not 0 < size <= JAVA_INT_MAX:
+        raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int in 1..{JAVA_INT_MAX} "
+                         f"(mappedFileSizeCommitLog is a Java int), got {show(size)}")
     for i, state in enumerate(trace.states):
         _check_vars(trace, i, state, RETENTION_FIELDS if i == 0 else RETENTION_FIELDS[:2] + RETENTION_FIELDS[4:])
         action = _check_tag(trace, i, state, RETENTION_OPS)

@@ -161,6 +161,13 @@ def test_expect_on_a_component_kind_is_refused_not_ignored(tmp_path: Path) -> No
     _refused(_write(doc, tmp_path), None, "#meta.expect")
 
 
+@pytest.mark.parametrize("size", [0, 2**31, 2**53, True])
+def test_retention_file_size_is_a_positive_java_int(size: Any, tmp_path: Path) -> None:
+    doc = _doc(ROOT / "traces/retention/R2-empty-log.itf.json")
+    doc["#meta"]["fileSize"] = size
+    _refused(_write(doc, tmp_path), None, "#meta.fileSize")
+
+
 def test_thousands_of_processes_are_refused_quickly(tmp_path: Path) -> None:
     doc = _doc()
     doc["#meta"]["processes"] = {f"p{i}": f"10.0.{i // 250}.{i % 250}:30911" for i in range(3000)}
