@@ -19,7 +19,8 @@ So the raw tree is checked first, every problem named by its place in the docume
   depth, the items of one list, set, map or object, the states of a trace; :data:`MAX_PROCESSES` and
   :data:`NAME` are the bounds and the form of a process name, checked on ``#meta``).
 
-A trace is read only from a regular file: a folder, a FIFO or a device is refused before it is opened.
+A trace is read only from a regular file: it is opened without blocking and a folder, a FIFO or a device
+is refused on the open descriptor, before a byte is read.
 """
 
 from __future__ import annotations
@@ -87,12 +88,7 @@ def _int(text: str) -> int | _HugeInt:
     return _HugeInt(text) if len(text) > 20 else int(text)
 
 
-def regular_file(path: str | Path) -> str | None:
-    """What is wrong with reading ``path`` as a trace (not a regular file, too large), or None."""
-    try:
-        info = os.stat(path)
-    except OSError as e:
-        return f"cannot read: {e.strerror or e}"
+def _regular_file_problem(info: os.stat_result) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
         return f"{kind}: a trace is a regular file"
@@ -102,16 +98,22 @@ def regular_file(path: str | Path) -> str | None:
 
 
 def read_json(path: str | Path) -> Any:
-    """The JSON document in ``path``; raises :class:`Problem` (where ``"<file>"`` or ``"<json>"``)."""
-    problem = regular_file(path)
-    if problem:
-        raise Problem("<file>", problem)
+    """The JSON document in ``path``; raises :class:`Problem` (where ``"<file>"`` or ``"<json>"``). The
+    file is opened without blocking (a FIFO without a writer) and checked on the open descriptor."""
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise Problem("<file>", f"cannot read: {e.strerror or e}") from None
+    problem = _regular_file_problem(os.fstat(fd))
+    if problem:
+        os.close(fd)
+        raise Problem("<file>", problem)
+    with os.fdopen(fd, "rb") as f:
+        try:
             data = f.read(MAX_FILE_BYTES + 1)
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise Problem("<file>", f"cannot read: {e}") from None
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise Problem("<file>", f"cannot read: {e}") from None
     if len(data) > MAX_FILE_BYTES:
         raise Problem("<file>", f"more than {MAX_FILE_BYTES} bytes: a trace has at most that")
     try:
