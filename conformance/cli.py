@@ -253,13 +253,11 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
         console.print(f"--tlc: {tlc_missing_reason()}: TLC was NOT run; the state counts were not compared")
         with_tlc = False
     failed = False
-    for name in configs or SMALL_CONFIGS:
-        try:
-            checker = load_checker(name, symmetry)
-        except SpecConfigError as e:
-            console.print(f"{name}: {e}", style="bold red")
-            failed = True
-            continue
+    try:  # every configuration read and its bounds checked before any search: bad input is a usage error (exit 2)
+        checkers = {name: load_checker(name, symmetry) for name in configs or SMALL_CONFIGS}
+    except SpecConfigError as e:
+        raise click.UsageError(str(e)) from None
+    for name, checker in checkers.items():
         if symmetry and not checker.renamings:
             console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
         with console.status(f"{name}: initial states") as status:
