@@ -11,9 +11,9 @@
 A verdict needs a tool's exit code AND the output that goes with it (no output, no verdict): anything else
 is ``"error"`` (the tool failed: no verdict, which fails), with ``problem`` saying what was missing.
 - TLC ``ok``: exit 0, "Model checking completed. No error has been found.", the final state counts and the
-  depth, no violation message. ``violation``: an exit code of a violation (10-14) and TLC's message naming
-  it, no "No error has been found" (the trace itself is read by tlc_output.py; tla/check.py fails the run
-  when it cannot be read).
+  depth, no violation message. ``violation``: an exit code of a violation (10-14), TLC's message naming it,
+  the final state counts and depth (a truncated output has none), no "No error has been found" (the trace
+  itself is read by tlc_output.py; tla/check.py fails the run when it cannot be read).
 - Apalache ``ok``: exit 0, "The outcome is: NoError", no ``violation*.itf.json`` in the run folder and, for
   ``simulate --save-runs``, at least one ``example*.itf.json``. ``violation``: exit 12, "The outcome is: Error",
   the ``state invariant K violated`` line naming an invariant of ``--inv`` and a ``violation*.itf.json``
@@ -44,9 +44,9 @@ OK, VIOLATION, ERROR = "ok", "violation", "error"
 _TLC_VIOLATION_CODES = {10, 11, 12, 13, 14}
 _TLC_FP_INDEX = 1  # fixed fingerprint polynomial: TLC picks one at random otherwise
 
-_NUM = r"(\d{1,3}(?:,\d{3}){0,6}|\d{1,20})"  # TLC prints counts with thousands separators
+_NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3}){0,6}|\d{1,20})"  # TLC prints counts with thousands separators
 _STATS = re.compile(_NUM + r" states generated, " + _NUM + r" distinct states found")
-_DEPTH = re.compile(r"The depth of the complete state graph search is (\d{1,9})")
+_DEPTH = re.compile(r"The depth of the complete state graph search is (\d{1,9})\b")
 _TLC_DONE = "Model checking completed. No error has been found."
 _VIOLATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Error: Invariant (\w+) is violated"), "invariant"),
@@ -143,15 +143,18 @@ def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -
             violated, kind = (m.group(1) if m.groups() else None), what
             break
     done = _TLC_DONE in output
+    # the final counts and depth close every complete run, with or without a violation: no counts, a truncated output
+    missing = [what for what, there in ((repr(_TLC_DONE), done or exit_code != 0), ("the state counts", stats),
+                                        ("the depth", depth_match)) if not there]
     problem = ""
     if exit_code == 0:
-        missing = [what for what, there in ((repr(_TLC_DONE), done), ("the state counts", stats), ("the depth", depth_match))
-                   if not there]
         problem = (f"TLC exited 0 but reports a {kind}" if kind is not None
                    else f"TLC exited 0 but its output lacks {', '.join(missing)}" if missing else "")
     elif exit_code in _TLC_VIOLATION_CODES:
         problem = (f"TLC exited {exit_code} (a violation) but names none" if kind is None
-                   else f"TLC exited {exit_code} (a violation) but also says it found no error" if done else "")
+                   else f"TLC exited {exit_code} (a violation) but also says it found no error" if done
+                   else f"TLC exited {exit_code} (a violation) but its output lacks {', '.join(missing)} (truncated?)" if missing
+                   else "")
     else:
         problem = ("TLC timed out" if exit_code is None else f"TLC failed (exit code {exit_code})") + ": no verdict"
     verdict = ERROR if problem else OK if exit_code == 0 else VIOLATION
