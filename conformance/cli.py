@@ -293,11 +293,13 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 @click.option("--tool", type=click.Choice(["tlc", "apalache"]), default="tlc", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="tla-out", show_default=True,
               help="Output folder: OUT/<config>/ holds the tool's log and the imported traces.")
-@click.option("--workers", default=1, show_default=True, help="TLC workers (1 explores deterministically).")
-@click.option("--timeout", type=float, default=None, help="Seconds per configuration before the tool is stopped.")
-@click.option("--length", default=10, show_default=True, help="Apalache: steps to explore.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="TLC workers (1 explores deterministically).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds per configuration before the tool is stopped.")
+@click.option("--length", type=click.IntRange(min=0), default=10, show_default=True, help="Apalache: steps to explore.")
 @click.option("--simulate", is_flag=True, help="Apalache: 'simulate' (random symbolic runs) instead of 'check'.")
-@click.option("--max-run", default=10, show_default=True, help="Apalache simulate: runs.")
+@click.option("--max-run", type=click.IntRange(min=1), default=10, show_default=True, help="Apalache simulate: runs.")
 @spec_dir_option
 def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: float | None, length: int,
         simulate: bool, max_run: int, spec_dir: str | None) -> None:

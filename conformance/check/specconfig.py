@@ -189,7 +189,8 @@ def _module_definitions(path: Path, where: str) -> tuple[dict[str, tuple[str, ..
     broker_ids = tuple(range(int(ids.group(1)), int(ids.group(2)) + 1))
     problem = (not names and "MC_Processes is empty: no processes"
                or len(set(names)) != len(names) and "MC_Processes names a process twice"
-               or next((f"process {p!r} is not a name (letters, digits, '_')" for p in names if not _IDENTIFIER.fullmatch(p)), None)
+               or next((f"process {p!r} is not a name (letters, digits, '_')" for p in names
+                        if not _IDENTIFIER.fullmatch(p)), None)
                or next((f"MC_Addrs gives process {p!r} no address" for p, a in table.items() if not a or "" in a), None)
                or (not broker_ids or broker_ids[0] < 1) and "MC_BrokerIds must be a non-empty range of ids from 1")
     if problem:
@@ -230,7 +231,8 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
         if not section:
             raise SpecConfigError(f"{where}: {line[:60]!r} before any section (CONSTANTS, INIT, INVARIANTS, ...)")
         if section == "CONSTANTS":
-            name_, op, value = (x.strip() for x in re.split(r"(=|<-)", line, maxsplit=1)) if re.search("=|<-", line) else (line, "", "")
+            name_, op, value = ((x.strip() for x in re.split(r"(=|<-)", line, maxsplit=1)) if re.search("=|<-", line)
+                                else (line, "", ""))
             if not _IDENTIFIER.fullmatch(name_) or op not in ("=", "<-"):
                 raise SpecConfigError(f"{where}: expected 'Name = value' or 'Name <- Definition' in CONSTANTS")
             if op == "=":

@@ -192,8 +192,8 @@ def apalache_trace_files(run_dir: Path) -> list[tuple[Path, bool]]:
     first one and are used only when no numbered file exists)."""
     found: list[tuple[Path, bool]] = []
     for stem, is_violation in (("violation", True), ("example", False)):
-        numbered = sorted((p for p in run_dir.glob(f"{stem}[0-9]*.itf.json") if re.fullmatch(rf"{stem}\d{{1,6}}\.itf\.json", p.name)),
-                          key=lambda p: int(re.sub(r"\D", "", p.name)))
+        numbered = sorted((p for p in run_dir.glob(f"{stem}[0-9]*.itf.json")
+                           if re.fullmatch(rf"{stem}\d{{1,6}}\.itf\.json", p.name)), key=lambda p: int(re.sub(r"\D", "", p.name)))
         plain = run_dir / f"{stem}.itf.json"
         found += [(p, is_violation) for p in (numbered or ([plain] if plain.is_file() else []))]
     return found

@@ -49,8 +49,8 @@ def registration_prefix(config: SpecConfig, first: Mapping[str, Any]) -> list[di
     meta_file = first.get("metaFile")
     if (not isinstance(meta_file, Mapping) or set(meta_file) != set(config.processes)
             or not all(type(i) is int and i in config.broker_ids for i in meta_file.values())):
-        raise TraceImportError(f"state 0 ({config.init}): variable metaFile: {show(meta_file)} does not give each process "
-                               f"of {config.where} ({', '.join(config.processes)}) one of its broker ids {list(config.broker_ids)}")
+        raise TraceImportError(f"state 0 ({config.init}): variable metaFile: {show(meta_file)} does not give each process of "
+                               f"{config.where} ({', '.join(config.processes)}) one of the broker ids {list(config.broker_ids)}")
     order = sorted(meta_file, key=lambda p: meta_file[p])
     states = trace_states(config.config(first["addr"]), registration_steps(order))
     reached = states[-1]

@@ -381,8 +381,8 @@ def run_apalache(
     try:
         done = subprocess.run(command, cwd=work, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] Apalache timed out after {timeout} s", run_dir,
-                              problem=f"Apalache timed out after {timeout} s")
+        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] Apalache timed out after {timeout} s",
+                              run_dir, problem=f"Apalache timed out after {timeout} s")
     except OSError as e:
         return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] {e}", run_dir,
                               problem=f"Apalache could not be started ({exe}: {e.strerror or e})")

@@ -183,7 +183,8 @@ APALACHE_RUNS = [
     (APALACHE_VIOLATION, 12, {}, "gave no a violation*.itf.json"),
     ("The outcome is: Error\n", 12, {"violation1.itf.json": APALACHE_ITF}, "gave no an invariant of --inv"),
     ("State 14: state invariant 7 violated.\n", 12, {"violation1.itf.json": APALACHE_ITF}, "gave no 'The outcome is: Error'"),
-    (APALACHE_VIOLATION.replace("invariant 7", "invariant 99"), 12, {"violation1.itf.json": APALACHE_ITF}, "an invariant of --inv"),
+    (APALACHE_VIOLATION.replace("invariant 7", "invariant 99"), 12, {"violation1.itf.json": APALACHE_ITF},
+     "an invariant of --inv"),
     (APALACHE_VIOLATION, 255, {"violation1.itf.json": APALACHE_ITF}, "Apalache failed (exit code 255): no verdict"),
     *[(APALACHE_VIOLATION, 12, {"violation1.itf.json": text}, "trace cannot be imported") for text in GARBLED_ITF.values()],
 ]
