@@ -5,9 +5,11 @@ addresses and the broker ids). The Python checker and the TLA+ tools then explor
 Only the forms the project's MC modules use are read; anything else is a :class:`SpecConfigError` (an
 ``InputError``: exit 2) naming the file and the line or constant.
 
-A configuration is named on the command line by its NAME, ``spec/NAME.cfg`` in the spec folder (``MC_data`` or
-``MC_data.cfg``; ``--spec-dir`` for another folder): :func:`config_name` refuses anything else (a path, ``..``),
-so the name can safely become a file or folder name under a command's output folder (check/outpaths.py).
+A configuration argument is either a NAME, ``spec/NAME.cfg`` in the spec folder (``MC_data`` or ``MC_data.cfg``;
+``--spec-dir`` for another folder), or, when it holds a path separator, the path of a .cfg file (its MC module beside
+it). Either way the configuration's name is the file's stem, checked by :func:`config_name` (letters, digits, ``_``,
+``.``, ``-``; not ``.`` or ``..``): only that name becomes a file or folder name under a command's output folder
+(``OUT/NAME/``, check/outpaths.py), never the argument, so ``../x/MC.cfg`` reads that file and writes ``OUT/MC/``.
 """
 
 from __future__ import annotations
@@ -87,12 +89,12 @@ class SpecConfig:
     init: str  # "Init" or "InitRegistered"
     invariants: tuple[str, ...]
     properties: tuple[str, ...]
-    source: Path | None = None  # the .cfg file read
+    source: Path  # the .cfg file read
 
     @property
     def where(self) -> str:
         """The .cfg file, for messages."""
-        return str(self.source) if self.source is not None else f"spec/{self.name}.cfg"
+        return str(self.source)
 
     @property
     def processes(self) -> tuple[str, ...]:
@@ -124,14 +126,21 @@ class SpecConfig:
 
 
 def config_name(arg: str) -> str:
-    """The configuration NAME an argument names: ``NAME`` or ``NAME.cfg``, letters, digits, ``_``, ``.`` and
-    ``-`` only, not ``.`` or ``..``; a path is refused (SpecConfigError) so that no name leads out of a folder."""
+    """The configuration NAME of ``NAME`` or ``NAME.cfg``: letters, digits, ``_``, ``.`` and ``-`` only, not starting
+    with ``.``; anything else (a separator, ``..``) is a SpecConfigError, so that a name never leads out of a folder."""
     name = arg[:-len(".cfg")] if arg.endswith(".cfg") else arg
-    if not CONFIG_NAME.fullmatch(name) or name in (".", "..") or name.startswith("."):
-        raise SpecConfigError(f"configuration {arg!r}: a configuration is the NAME of a .cfg file in the spec folder "
-                              "(e.g. MC_data or MC_data.cfg: letters, digits, '_', '.', '-'), not a path; "
-                              "use --spec-dir for another spec folder")
+    if not CONFIG_NAME.fullmatch(name) or name.startswith("."):
+        raise SpecConfigError(f"configuration {arg!r}: not a configuration name (the NAME of spec/NAME.cfg: letters, "
+                              "digits, '_', '.', '-', not starting with '.'; or the path of a NAME.cfg file)")
     return name
+
+
+def config_path(arg: str | Path) -> Path:
+    """The .cfg file a configuration argument names: a ``Path``, or a string with a path separator, is that file; any
+    other string is a NAME (:func:`config_name`) of ``NAME.cfg`` in :func:`spec_dir`."""
+    if isinstance(arg, Path) or "/" in arg or (os.sep in arg) or (os.altsep is not None and os.altsep in arg):
+        return Path(arg)
+    return spec_dir() / f"{config_name(arg)}.cfg"
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -199,14 +208,13 @@ def _module_definitions(path: Path, where: str) -> tuple[dict[str, tuple[str, ..
 
 
 def load_spec_config(cfg: str | Path) -> SpecConfig:
-    """Read a configuration: a NAME (``str``, :func:`config_name`) of ``spec/NAME.cfg`` in :func:`spec_dir`, or
-    the ``Path`` of a .cfg file; and the MC module it names. Every problem is a SpecConfigError naming the file
-    and the line or constant."""
-    path = cfg if isinstance(cfg, Path) else spec_dir() / f"{config_name(cfg)}.cfg"
+    """Read the configuration an argument names (:func:`config_path`) and the MC module beside it. Its name is the
+    file's stem (:func:`config_name`). Every problem is a SpecConfigError naming the file and the line or constant."""
+    path = config_path(cfg)
     if not path.exists():
-        known = ", ".join(sorted(p.stem for p in path.parent.glob("MC_*.cfg")))
+        known = ", ".join(sorted(p.stem for p in path.parent.glob("MC_*.cfg"))) if path.parent.is_dir() else ""
         raise SpecConfigError(f"{path}: no such configuration ({path.parent} has: {known or 'none'})")
-    name = config_name(path.name) if path.name.endswith(".cfg") else config_name(path.name + ".cfg")
+    name = config_name(path.stem if path.suffix == ".cfg" else path.name)
     lines = _read_text(path, "configuration").splitlines()
     header = re.search(r"configuration of (\w+)\.tla", lines[0] if lines else "")
     if not header:

@@ -1,8 +1,9 @@
 """``autoswitch tla``: model-check the spec's configurations with TLC or Apalache, import what the tool
 found as replayable traces and replay them on the reference and the implementation.
 
-Per configuration NAME (spec/NAME.cfg; a name, never a path: specconfig.config_name) everything goes to
-``OUT/NAME/``, and every path written is checked to stay inside OUT (outpaths.path_under):
+Per configuration NAME (spec/NAME.cfg, or the path of a NAME.cfg: specconfig.config_path) everything goes to
+``OUT/NAME/``, NAME being the file's checked stem, and every path written is checked to stay inside OUT
+(outpaths.path_under):
 - TLC: ``tlc.log`` (TLC's output) and, for a counterexample, ``counterexample.itf.json``;
 - Apalache: ``apalache.log``, ``spec/`` (the modules and ``APA_NAME.tla`` with the config's constants),
   ``out/`` and ``run/`` (Apalache's own output), ``counterexample.itf.json`` (its ``violation1``) and,
@@ -30,7 +31,7 @@ from attrs import asdict, frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.outpaths import path_under
-from autoswitch.conformance.check.specconfig import SpecConfig, config_name, load_spec_config, spec_dir
+from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
 from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
 from autoswitch.conformance.tla.run import (
     ERROR,
@@ -106,7 +107,7 @@ class ConfigCheck:
 
 def _fresh_folder(out: Path, config: str) -> Path:
     """``OUT/CONFIG`` (inside OUT: path_under) emptied of an earlier run's files."""
-    folder = path_under(out, config_name(config))
+    folder = path_under(out, config)
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("tlc.log", "apalache.log"):
         (folder / name).unlink(missing_ok=True)
@@ -129,13 +130,14 @@ def skipped(configs: list[str], tool: str, reason: str) -> list[ConfigCheck]:
 
 
 def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
-    """TLC on spec/CONFIG.cfg; a counterexample is imported to ``counterexample.itf.json`` and replayed."""
-    config = config_name(config)
+    """TLC on spec/CONFIG.cfg (or the .cfg file CONFIG names); a counterexample is imported to
+    ``OUT/<name>/counterexample.itf.json`` and replayed."""
+    cfg = load_spec_config(config)
+    config = cfg.name
     if find_tlc() is None:
         return skipped([config], "tlc", tlc_missing_reason())[0]
-    cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_tlc(spec_dir() / f"{cfg.module}.tla", spec_dir() / f"{config}.cfg", workers=workers, timeout=timeout)
+    result = run_tlc(cfg.source.parent / f"{cfg.module}.tla", cfg.source, workers=workers, timeout=timeout)
     log = path_under(folder, "tlc.log")
     log.write_text(result.output)
     common = dict(config=config, tool="tlc", expected=expected_verdict(config), verdict=result.verdict,
@@ -163,12 +165,12 @@ def check_with_apalache(config: str, out: Path, *, mode: str = "check", length: 
     """Apalache (``check`` or ``simulate``) on CONFIG's constants and invariants; its ITF traces are
     imported and replayed. Apalache checks INVARIANTS only (the cfg's PROPERTIES are not passed) and has
     no state constraint: its bound is ``length`` steps."""
-    config = config_name(config)
+    cfg = load_spec_config(config)
+    config = cfg.name
     if find_apalache() is None:
         return skipped([config], "apalache", "apalache-mc not on PATH and no $APALACHE_HOME/bin/apalache-mc")[0]
-    cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_apalache(spec_dir(), config, cfg.module, cfg.constants, folder, length=length,
+    result = run_apalache(cfg.source.parent, config, cfg.module, cfg.constants, folder, length=length,
                           invariants=cfg.invariants, init=cfg.init, mode=mode, max_run=max_run, timeout=timeout)
     log = path_under(folder, "apalache.log")
     log.write_text(result.output)

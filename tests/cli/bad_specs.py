@@ -28,7 +28,8 @@ CONFIGS: dict[str, str | bytes] = {
 
 
 def spec_folder(tmp: Path) -> Path:
-    """``tmp/spec``: the modules, MC_neg_shortcut and MC_data, CONFIGS, and a folder named ``MC_dir.cfg``."""
+    """``tmp/spec``: the modules, three of the checkout's configurations, CONFIGS and a folder named ``MC_dir.cfg``;
+    ``tmp/a-file``; ``tmp/x/MC.cfg``, MC_tiny beside MC_data.tla."""
     folder = tmp / "spec"
     folder.mkdir()
     for module in SPEC.glob("*.tla"):
@@ -39,4 +40,8 @@ def spec_folder(tmp: Path) -> Path:
         (folder / f"{name}.cfg").write_bytes(text if isinstance(text, bytes) else text.encode())
     (folder / "MC_dir.cfg").mkdir()
     (tmp / "a-file").write_text("not a folder")
+    (tmp / "out").mkdir()
+    (tmp / "x").mkdir()  # {tmp}/out/../x/MC.cfg: a configuration given by a path that leads out of --out
+    shutil.copy(SPEC / "MC_data.tla", tmp / "x")
+    (tmp / "x" / "MC.cfg").write_text(CONFIGS["MC_tiny"])
     return folder

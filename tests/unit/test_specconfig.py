@@ -130,18 +130,33 @@ def test_empty_broker_ids(spec: Path) -> None:
         load_spec_config(spec / "good.cfg")
 
 
-@pytest.mark.parametrize("arg", ["../x/MC.cfg", "../x/MC", "/etc/passwd", "a/b", ".", "..", "..cfg", "", "MC data",
-                                 ".hidden", "MC_data\n", "x" * 101])
-def test_a_configuration_argument_is_a_name_not_a_path(arg: str) -> None:
-    with pytest.raises(SpecConfigError, match="not a path; use --spec-dir"):
+@pytest.mark.parametrize("arg", [".", "..", "..cfg", "", "MC data", ".hidden", "MC_data\n", "x" * 101, "MC*"])
+def test_a_configuration_name_is_checked(arg: str) -> None:
+    with pytest.raises(SpecConfigError, match="not a configuration name"):
         config_name(arg)
-    with pytest.raises(SpecConfigError):
+    with pytest.raises(SpecConfigError, match="not a configuration name"):
         load_spec_config(arg)
 
 
 @pytest.mark.parametrize("arg, name", [("MC_data", "MC_data"), ("MC_data.cfg", "MC_data"), ("my-cfg.v2", "my-cfg.v2")])
 def test_configuration_names(arg: str, name: str) -> None:
     assert config_name(arg) == name
+
+
+def test_a_path_names_a_file_and_its_stem_the_configuration(spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``../x/MC.cfg`` is that file, named MC: the name, never the path, becomes a folder under --out."""
+    (spec / "x").mkdir()
+    shutil.copy(SPEC / "MC_data.tla", spec / "x" / "MC_data.tla")
+    (spec / "x" / "MC.cfg").write_text(GOOD)
+    (spec / "work").mkdir()
+    monkeypatch.chdir(spec / "work")
+    cfg = load_spec_config("../x/MC.cfg")
+    assert (cfg.name, cfg.source) == ("MC", Path("../x/MC.cfg"))
+    (spec / "x" / "..cfg").write_text(GOOD)
+    with pytest.raises(SpecConfigError, match="not a configuration name"):
+        load_spec_config("../x/..cfg")
+    with pytest.raises(SpecConfigError, match="no such configuration"):
+        load_spec_config("../nowhere/MC.cfg")
 
 
 # --- the checker refuses what it cannot finish, before the search -----------------------------

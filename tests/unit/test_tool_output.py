@@ -283,7 +283,7 @@ def test_damaged_apalache_traces_are_refused_never_crash(tmp_path: Path) -> None
 def test_tla_configuration_path_cannot_delete_files_outside_out(tools: Path, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The issue's case: ``autoswitch tla ../x/MC.cfg`` used the argument as a folder under --out and emptied
-    it (``OUT/../x/MC.cfg/``). Now a configuration is a name: exit 2, and the files there are untouched."""
+    it (``OUT/../x/MC.cfg/``). Now the folder is ``OUT/MC`` (the file's checked stem); the files there are untouched."""
     fake_tool(tools, "java", "garbage", 0)
     work, x = tmp_path / "work", tmp_path / "x"
     work.mkdir()
@@ -296,7 +296,8 @@ def test_tla_configuration_path_cannot_delete_files_outside_out(tools: Path, tmp
         (victims / name).write_text("precious")
     monkeypatch.chdir(work)
     run = CliRunner().invoke(main, ["tla", "../x/MC.cfg", "--out", "out"])
-    assert run.exit_code == 2 and "not a path" in run.output, run.output
+    assert run.exit_code == 1 and "FAILED: MC" in run.output, run.output  # the fake TLC's garbage: no verdict
+    assert (work / "out" / "MC" / "tlc.log").read_text() == "garbage"
     assert sorted(p.name for p in victims.iterdir()) == ["keep.itf.json", "tlc.log"]
     assert all(p.read_text() == "precious" for p in victims.iterdir())
 
