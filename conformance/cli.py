@@ -2,21 +2,78 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
+from autoswitch.conformance.paths import output_folder
 from autoswitch.conformance.trace.replay import replay_file, trace_files
 
+# Text from the user (paths, configuration names, trace contents) is printed as it is: markup off everywhere.
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
+
+TRACEBACK_ENV = "AUTOSWITCH_TRACEBACK"
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+
+
+def table_console(width: int | None = None) -> Console:
+    """Stdout for a result table: markup off, so a path such as ``out/[x]/MC.itf.json`` prints as it is."""
+    return Console(width=width, markup=False)
+
+
+class BadInput(click.ClickException):
+    """Bad input found by the command itself: click prints ``Error: <message>``; exit 2, not click's default 1."""
+
+    exit_code = EXIT_INPUT
+
+
+def internal_error(error: BaseException, debug: bool) -> None:
+    """The lines an internal error prints (exit 3): what escaped, and how to report it (with the traceback if asked)."""
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
+    click.echo(f"this is a bug in autoswitch; rerun with {TRACEBACK_ENV}=1 (or autoswitch --debug ...) for the traceback "
+               "and report it with the command line", err=True)
+
+
+class ExitCodes(click.Group):
+    """Every command's exceptions mapped to the exit-code contract (errors.py): a usage error or InputError -> 2,
+    Ctrl-C -> 130, anything else -> 3 with :func:`internal_error`. Verdicts (0, 1) are the commands' own exits."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except InputError as e:
+            raise BadInput(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as e:
+            if isinstance(e, OSError) and e.errno == errno.EPIPE:
+                raise  # click's own handling of a closed pipe (autoswitch ... | head)
+            internal_error(e, debug(ctx))
+            sys.exit(EXIT_INTERNAL)
+
+
+def debug(ctx: click.Context) -> bool:
+    """--debug or $AUTOSWITCH_TRACEBACK: print an internal error's traceback."""
+    return bool(ctx.find_root().params.get("debug")) or os.environ.get(TRACEBACK_ENV, "") not in ("", "0")
 
 
 def spec_dir_option(command: Callable) -> Callable:
@@ -36,10 +93,24 @@ def _use_spec_dir(path: str | None) -> None:
         raise click.UsageError(str(e)) from None
 
 
-@click.group()
-def main() -> None:
+POSITIVE = click.IntRange(min=1)
+
+
+@click.group(cls=ExitCodes)
+@click.option("--debug", is_flag=True, help=f"Print the traceback of an internal error (exit 3); also ${TRACEBACK_ENV}=1.")
+def main(debug: bool) -> None:
     """autoswitch: RocketMQ controller-mode failover as a TLA+ spec, a reference model and an
-    optimized implementation, tied together by traces."""
+    optimized implementation, tied together by traces.
+
+    \b
+    Exit codes (every command):
+      0  success: every verdict as expected
+      1  a verdict failed: a divergence, a violation, a control not found
+      2  bad input or usage: a malformed trace, configuration or argument
+      3  an internal error: a bug in autoswitch (one line says how to report it)
+    130  interrupted (Ctrl-C)
+    A command that runs many items (traces, configurations) exits 3 if one had an internal error, else 1 if a verdict
+    failed, else 2 if an input was bad."""
 
 
 @main.command()
@@ -95,16 +166,16 @@ def scenarios(out: str) -> None:
     """Write the hand-written scenario traces of SCENARIOS.md (C1-C4, B1-B6, regressions) under OUT."""
     from autoswitch.conformance.scenarios import write_scenarios
 
-    for path in write_scenarios(out):
+    for path in write_scenarios(output_folder(out, "--out")):
         console.print(str(path))
 
 
 @main.command()
-@click.option("--processes", default=3, show_default=True, help="Broker processes in the broker set.")
-@click.option("--walks", default=1000, show_default=True, help="Random walks in the corpus.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--processes", type=POSITIVE, default=3, show_default=True, help="Broker processes in the broker set.")
+@click.option("--walks", type=POSITIVE, default=1000, show_default=True, help="Random walks in the corpus.")
+@click.option("--length", type=POSITIVE, default=100, show_default=True, help="Steps per walk.")
 @click.option("--seed", default=1, show_default=True, help="Corpus seed (the same seed gives the same corpus).")
-@click.option("--rounds", default=3, show_default=True, help="Timed rounds per engine; the best counts.")
+@click.option("--rounds", type=POSITIVE, default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
 def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
@@ -122,7 +193,7 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
     base = rows[0].rate
     for row in rows:
         table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
-    Console().print(table)
+    table_console().print(table)
 
 
 @main.command()
@@ -137,12 +208,12 @@ def explain(path: str) -> None:
         for line in lines(path):
             click.echo(line)
     except TraceError as e:
-        raise click.ClickException(str(e)) from None
+        raise BadInput(str(e)) from None
 
 
 @main.command("z3-truncation")
-@click.option("--bound", default=8, show_default=True, help="Largest log length considered.")
-@click.option("--epochs", default=4, show_default=True, help="Epochs 1..N.")
+@click.option("--bound", type=POSITIVE, default=8, show_default=True, help="Largest log length considered.")
+@click.option("--epochs", type=POSITIVE, default=4, show_default=True, help="Epochs 1..N.")
 @click.option("--write-traces", "traces_dir", type=click.Path(file_okay=False),
               help="Also write the kip101, kip279 and hw counterexamples as truncation-step traces here (traces/z3).")
 def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
@@ -150,6 +221,7 @@ def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
     the input where it does (every policy, every pair of logs within the bounds)."""
     from autoswitch.conformance.z3.truncation import SAFE, UNSAFE, check, reference_point, write_traces
 
+    folder = None if traces_dir is None else output_folder(traces_dir, "--write-traces")
     verdicts = [check(policy, bound, epochs) for policy in SAFE + UNSAFE]
     for verdict in verdicts:
         policy = verdict.policy
@@ -159,18 +231,20 @@ def z3_truncation(bound: int, epochs: int, traces_dir: str | None) -> None:
         ex = verdict.example
         click.echo(f"{policy:10s} counterexample: follower {ex['follower']} leader {ex['leader']} hw {ex['hw']} -> keeps "
                    f"{ex['point']} (reference: {reference_point(policy, ex)}), common prefix {ex['lcp']}")
-    if traces_dir:
-        for path in write_traces(traces_dir, bound, epochs):
+    if folder is not None:
+        for path in write_traces(folder, bound, epochs):
             click.echo(f"wrote {path}")
-    sys.exit(0 if all(v.as_expected for v in verdicts) else 1)
+    sys.exit(EXIT_OK if all(v.as_expected for v in verdicts) else EXIT_VERDICT)
 
 
 @main.command("z3-controller")
-@click.option("--brokers", default=3, show_default=True, help="Broker ids 1..N in the encoding.")
-@click.option("--walks", default=20, show_default=True, help="Random walks whose states check IndInv and the encoding.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
+@click.option("--brokers", type=POSITIVE, default=3, show_default=True, help="Broker ids 1..N in the encoding.")
+@click.option("--walks", type=POSITIVE, default=20, show_default=True,
+              help="Random walks whose states check IndInv and the encoding.")
+@click.option("--length", type=POSITIVE, default=100, show_default=True, help="Steps per walk.")
 @click.option("--seed", default=1, show_default=True, help="Seed of the walks and of the random requests.")
-@click.option("--samples", default=10, show_default=True, help="z3-chosen (IndInv state, request) pairs per request and setting.")
+@click.option("--samples", type=POSITIVE, default=10, show_default=True,
+              help="z3-chosen (IndInv state, request) pairs per request and setting.")
 @click.option("--traces", "traces_dir", default="traces", show_default=True, type=click.Path(exists=True, file_okay=False),
               help="Trace corpus whose states check IndInv and whose controller requests check the encoding.")
 def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int, traces_dir: str) -> None:
@@ -187,7 +261,7 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
 
     started = time.perf_counter()
     report = zc.check_controller(brokers, walks, length, seed, samples, trace_files([traces_dir]))
-    out = Console(soft_wrap=True, highlight=False)
+    out = Console(soft_wrap=True, highlight=False, markup=False)
     table = Table(title=f"z3 induction: broker ids 1..{brokers}, {len(enc.TRANSITIONS)} requests, unclean election off and on "
                         f"({len(report.obligations)} obligations, {report.proved_in:.1f} s)")
     for column in ("property", "alone: P ⇒ P'", "under IndInv"):
@@ -214,7 +288,7 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
         out.print(f"reproduce: autoswitch z3-controller --brokers {brokers} --walks {walks} --length {length} --seed {seed} "
                   f"--samples {samples} --traces {traces_dir}")
     out.print(f"done in {time.perf_counter() - started:.1f} s")
-    sys.exit(0 if report.ok else 1)
+    sys.exit(EXIT_OK if report.ok else EXIT_VERDICT)
 
 
 @main.command()
@@ -236,13 +310,13 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     written as an ITF trace and replayed on both models. The negative controls (controls.py) must produce a
     counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
     or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
-    configuration where both explore every state. Default: the small configurations of controls.py."""
-    from autoswitch.conformance.check.specconfig import SpecConfigError
-    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+    configuration where both explore every state; 2 if a configuration cannot be read (the others still run).
+    Default: the small configurations of controls.py."""
     from autoswitch.conformance.controls import SMALL_CONFIGS
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
     _use_spec_dir(spec_dir)
+    out_dir = output_folder(out, "--out")
     table = Table(title="autoswitch check (explicit-state, reference model)")
     tlc_columns = ("TLC distinct", "TLC depth", "TLC seconds", "same states") if with_tlc else ()
     numeric = ("distinct states", "generated", "depth", "seconds", "states/s", *tlc_columns[:3])
@@ -252,40 +326,56 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     if with_tlc and find_tlc() is None:
         console.print(f"--tlc: {tlc_missing_reason()}: TLC was NOT run; the state counts were not compared")
         with_tlc = False
-    failed = False
-    try:  # every configuration read and its bounds checked before any search: bad input is a usage error (exit 2)
-        checkers = {name: load_checker(name, symmetry) for name in configs or SMALL_CONFIGS}
-    except SpecConfigError as e:
-        raise click.UsageError(str(e)) from None
-    for name, checker in checkers.items():
-        if symmetry and not checker.renamings:
-            console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
-        with console.status(f"{name}: initial states") as status:
-            # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
-            show = status.update if console.is_terminal else console.print
-            verdict = check_config(checker, Path(out), replay_traces, lambda p, show=show, name=name: show(
-                f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
-                f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
-        result, v = verdict.result, verdict.result.violation
-        if v is not None:
-            console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
-                          f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
-                          f"    replay it: autoswitch replay {verdict.trace}")
-            for r in verdict.replays:
-                console.print("    " + r.describe(), style=None if r.ok else "bold red")
-        side: tuple[str, ...] = ("-",) * len(tlc_columns)
-        if with_tlc:
-            with console.status(f"{name}: TLC"):
-                verdict = compare_with_tlc(verdict, Path(out))
-            tlc = verdict.tlc
-            side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
-                    ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
-        failed = failed or not verdict.ok
-        table.add_row(name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}", str(result.depth),
-                      f"{result.seconds:.1f}", f"{result.distinct / max(result.seconds, 1e-9):,.0f}", *side,
-                      "" if verdict.trace is None else str(verdict.trace))
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
-    sys.exit(1 if failed else 0)
+    codes = []
+    for name in configs or SMALL_CONFIGS:
+        try:
+            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns))
+        except InputError as e:
+            console.print(f"{name}: {e}", style="bold red")
+            codes.append(EXIT_INPUT)
+            continue
+        except Exception as e:  # one configuration's bug: report it, check the others, exit 3
+            internal_error(e, debug(click.get_current_context()))
+            codes.append(EXIT_INTERNAL)
+            continue
+        codes.append(EXIT_OK if ok else EXIT_VERDICT)
+        table.add_row(*row)
+    table_console(width=None if sys.stdout.isatty() else 200).print(table)
+    sys.exit(batch_exit(codes))
+
+
+def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_tlc: bool,
+               tlc_columns: int) -> tuple[bool, tuple[str, ...]]:
+    """One configuration of ``autoswitch check``: whether its verdict is as expected, and its table row."""
+    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+
+    checker = load_checker(name, symmetry)
+    if symmetry and not checker.renamings:
+        console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
+    with console.status(escape(f"{name}: initial states")) as status:
+        # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
+        show = (lambda text: status.update(escape(text))) if console.is_terminal else console.print
+        verdict = check_config(checker, out, replay_traces, lambda p: show(
+            f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
+            f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
+    result, v = verdict.result, verdict.result.violation
+    if v is not None:
+        console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
+                      f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
+                      f"    replay it: autoswitch replay {verdict.trace}")
+        for r in verdict.replays:
+            console.print("    " + r.describe(), style=None if r.ok else "bold red")
+    side: tuple[str, ...] = ("-",) * tlc_columns
+    if with_tlc:
+        with console.status(escape(f"{name}: TLC")):
+            verdict = compare_with_tlc(verdict, out)
+        tlc = verdict.tlc
+        side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
+                ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
+    rate = result.distinct / max(result.seconds, 1e-9)
+    return verdict.ok, (name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}",
+                        str(result.depth), f"{result.seconds:.1f}", f"{rate:,.0f}", *side,
+                        "" if verdict.trace is None else str(verdict.trace))
 
 
 @main.command()
@@ -293,13 +383,12 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 @click.option("--tool", type=click.Choice(["tlc", "apalache"]), default="tlc", show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), default="tla-out", show_default=True,
               help="Output folder: OUT/<config>/ holds the tool's log and the imported traces.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="TLC workers (1 explores deterministically).")
+@click.option("--workers", type=POSITIVE, default=1, show_default=True, help="TLC workers (1 explores deterministically).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per configuration before the tool is stopped.")
-@click.option("--length", type=click.IntRange(min=0), default=10, show_default=True, help="Apalache: steps to explore.")
+@click.option("--length", type=POSITIVE, default=10, show_default=True, help="Apalache: steps to explore.")
 @click.option("--simulate", is_flag=True, help="Apalache: 'simulate' (random symbolic runs) instead of 'check'.")
-@click.option("--max-run", type=click.IntRange(min=1), default=10, show_default=True, help="Apalache simulate: runs.")
+@click.option("--max-run", type=POSITIVE, default=10, show_default=True, help="Apalache simulate: runs.")
 @spec_dir_option
 def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: float | None, length: int,
         simulate: bool, max_run: int, spec_dir: str | None) -> None:
@@ -308,24 +397,22 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     implementation.
 
     The negative controls (controls.py) must give a violation, which both models must reproduce at the same
-    state; every other configuration must hold. Exits 1 if a verdict or a replay differs. A missing tool is reported as
-    skipped (exit 0): nothing is checked, nothing passes."""
-    from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
+    state; every other configuration must hold. Exits 1 if a verdict or a replay differs; 2 if a configuration
+    cannot be read (then nothing runs). A missing tool is reported as skipped (exit 0): nothing is checked,
+    nothing passes."""
+    from autoswitch.conformance.check.specconfig import load_spec_config
     from autoswitch.conformance.tla.check import DEFAULT_CONFIGS, SKIPPED, check_with_apalache, check_with_tlc, write_report
 
     _use_spec_dir(spec_dir)
-    names = list(configs or DEFAULT_CONFIGS)
-    for name in names:
-        try:
-            load_spec_config(name)
-        except SpecConfigError as e:
-            raise click.UsageError(str(e)) from None
     if simulate and tool != "apalache":
         raise click.UsageError("--simulate is for --tool apalache")
-    out_dir = Path(out)
+    names = list(configs or DEFAULT_CONFIGS)
+    for name in names:
+        load_spec_config(name)
+    out_dir = output_folder(out, "--out")
     checks = []
     for name in names:
-        with console.status(f"{tool}: {name}"):
+        with console.status(escape(f"{tool}: {name}")):
             if tool == "tlc":
                 check = check_with_tlc(name, out_dir, workers=workers, timeout=timeout)
             else:
@@ -344,7 +431,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
         table.add_row(c.config, verdict, c.expected, "-" if c.distinct_states is None else f"{c.distinct_states:,}",
                       "-" if c.depth is None else str(c.depth), "-" if c.verdict == SKIPPED else f"{c.seconds:.0f}", replay,
                       style=None if c.ok or c.verdict == SKIPPED else "bold red")
-    Console().print(table)
+    table_console().print(table)
     skipped = [c.config for c in checks if c.verdict == SKIPPED]
     if skipped:
         reason = next(c.problem for c in checks if c.verdict == SKIPPED)
@@ -355,52 +442,71 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
     failed = [c.config for c in checks if c.verdict != SKIPPED and not c.ok]
     if failed:
         console.print(f"FAILED: {', '.join(failed)}", style="bold red")
-    sys.exit(1 if failed else 0)
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
 
 @main.command()
-@click.option("--walks", default=1000, show_default=True, help="Walks per configuration.")
-@click.option("--length", default=100, show_default=True, help="Steps per walk.")
-@click.option("--seed", default=1, show_default=True, help="Campaign seed: each walk is seeded from (seed, configuration, walk index).")
+@click.option("--walks", type=click.IntRange(min=1), default=1000, show_default=True, help="Walks per configuration (>= 1).")
+@click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
 @click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p); "
               "default: the safe configurations and the negative controls.")
-@click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False), help="Output folder.")
+@click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
+              help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
               "process without Spark. Default: spark-submit's master, else local[*]. With --bench: the Spark side (local[2]).")
-@click.option("--chunk", default=100, show_default=True, help="Walks per task (the unit of resumption).")
-@click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1.")
-@click.option("--sample", default=250, show_default=True, help="Export every N-th passing walk as an ITF trace.")
-@click.option("--walk", type=int, default=None, help="Re-run this one walk alone (one --configs name): print its row, write its trace under --out.")
+@click.option("--chunk", type=click.IntRange(min=1), default=100, show_default=True, help="Walks per task (the unit of resumption).")
+@click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1 "
+              "(numbers from 0 to 1e9; lost is a probability).")
+@click.option("--sample", type=click.IntRange(min=0), default=250, show_default=True,
+              help="Export every N-th passing walk (walks 0, N, 2N, ...) as an ITF trace; 0: none.")
+@click.option("--walk", type=click.IntRange(min=0), default=None,
+              help="Re-run this one walk alone (one --configs name, below --walks): print its row, write its trace under --out.")
 @click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
              sample: int, walk: int | None, do_bench: bool) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
-    shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT.
+    shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
+    its OUT resumes it: chunks that are done are kept, damaged or foreign ones are run again.
 
-    Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found."""
+    Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found;
+    2 on a bad argument or an OUT that cannot hold this campaign, before any work."""
+    from autoswitch.conformance.errors import InputError
     from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, parse_weights, select
-    from autoswitch.conformance.simulation.spark import Campaign
+    from autoswitch.conformance.simulation.spark import Campaign, check_master
 
     try:
-        chosen = tuple(c.name for c in select(configs.split(",") if configs else DEFAULT_CONFIGS))
+        check_master(master)
+        names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
+        chosen = tuple(c.name for c in select(names))
         campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample)
-    except ValueError as e:
+        if walk is not None and do_bench:
+            raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
+        if do_bench and master == "none":
+            raise InputError("--bench compares one process with Spark: give a Spark --master (default local[2]), not none")
+        if walk is not None:
+            _one_walk(campaign, walk, Path(out))
+        elif do_bench:
+            _bench(campaign, master or "local[2]")
+        else:
+            _campaign(campaign, Path(out), master)
+    except InputError as e:
         raise click.UsageError(str(e)) from None
-    if walk is not None:
-        _one_walk(campaign, walk, Path(out))
-    elif do_bench:
-        _bench(campaign, master or "local[2]")
-    else:
-        _campaign(campaign, Path(out), master)
 
 
 def _one_walk(campaign, walk: int, out: Path) -> None:
+    from autoswitch.conformance.errors import InputError
     from autoswitch.conformance.simulation.campaign import grid
     from autoswitch.conformance.simulation.spark import walk_as_expected, walk_row
+    from autoswitch.conformance.simulation.store import prepare_walk
 
     if len(campaign.configs) != 1:
-        raise click.UsageError("--walk needs exactly one configuration in --configs")
+        raise InputError(f"--walk needs exactly one configuration in --configs, got {len(campaign.configs)}")
+    if walk >= campaign.walks:
+        raise InputError(f"--walk {walk}: a campaign of --walks {campaign.walks} has walks 0..{campaign.walks - 1}")
+    prepare_walk(campaign, out)
     sim = grid()[campaign.configs[0]]
     row = walk_row(campaign, sim, walk, out, set())
     row.pop("states")
@@ -413,17 +519,16 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
     from autoswitch.conformance.simulation.report import summarize, write_report
-    from autoswitch.conformance.simulation.spark import load_rows, run_campaign
+    from autoswitch.conformance.simulation.spark import run_campaign
+    from autoswitch.conformance.simulation.store import load_rows
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("", total=None)
-        try:
-            stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total))
-        except ValueError as e:
-            raise click.UsageError(str(e)) from None
-    rows = load_rows(campaign, out.resolve())
-    report, problems = write_report(campaign, rows, stats, out)
+        stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total),
+                             lambda message: console.print(message, style="bold yellow"))
+    rows, missing = load_rows(campaign, out.resolve())
+    report, problems = write_report(campaign, rows, stats, out, missing)
     table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
                         f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
                         f"({stats.ran} chunks run, {stats.skipped} already done)")
@@ -454,7 +559,7 @@ def _bench(campaign, master: str) -> None:
         table.add_column(column, justify="left" if column == "run" else "right")
     cores = _cores(master)
     for name, s in (("single process", single), (f"Spark {master}", spark)):
-        speedup = s.steps_per_second / single.steps_per_second
+        speedup = s.steps_per_second / single.steps_per_second if single.steps_per_second else 0.0
         table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
                       f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
     Console(width=120).print(table)

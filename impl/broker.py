@@ -1,6 +1,7 @@
 """A broker process (MODEL.md §4): its configuration, its disk (identity files, commit log, epoch file,
-confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), crash, restart
-and flush, and while it runs its volatile :class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
+confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), recovery on every
+open of the disk, crash, restart and flush, and while it runs its volatile
+:class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ class BrokerProcess:
         self.confirm_offset = self._read_confirm_offset()
         self.acked_upto = 0
         self.seen_upto = 0
+        self._recover()
         self.replicas_manager: ReplicasManager | None = ReplicasManager(self)
 
     @property
@@ -105,7 +107,9 @@ class BrokerProcess:
         return int(text) if text else 0
 
     def set_confirm_offset(self, offset: int) -> None:
-        """confirmOffset, checkpointed on a durable storage (``Storage.durable``)."""
+        """confirmOffset, checkpointed on a durable storage (``Storage.durable``). The checkpoint is written
+        after the step's log and epoch file writes: a crash between them recovers the previous confirmOffset,
+        clamped to the log end (no message is shown that was not shown before; tests/unit/test_crash_points.py)."""
         self.confirm_offset = offset
         if self._durable:
             self.storage.write(CONFIRM_OFFSET_FILE, str(offset))
@@ -131,17 +135,24 @@ class BrokerProcess:
         log.flush()
 
     def crash(self) -> None:
-        """Crash (spec/Broker.tla); a durable storage's epoch file and checkpoint are read back first."""
+        """Crash (spec/Broker.tla); a durable storage's commit log, epoch file and checkpoint are read back
+        first, then recovered as on every start."""
         if self.replicas_manager is None:
             raise IllegalStateError(f"{self.name} is DOWN, not {_UP_STATES}")
         self.broker_set.drop_connections_to(self.meta_id)
         self.replicas_manager = None
-        log = self.commit_log
-        log.recover()
-        leo = len(log.entries)
+        self.commit_log.recover()
         if self._durable:
             self.epoch_file = EpochFile.load(self.storage)
             self.confirm_offset = self._read_confirm_offset()
+        self._recover()
+
+    def _recover(self) -> None:
+        """The disk's recovery on every start (RocketMQ ``DefaultMessageStore.recover`` and, in controller
+        mode, ``truncateSuffixByOffset`` of the epoch file), after the commit log has recovered its valid
+        (flushed) prefix: the epoch file's entries starting at or beyond the log end go, and confirmOffset is
+        clamped to it (Crash, spec/Broker.tla)."""
+        leo = len(self.commit_log.entries)
         self.epoch_file.truncate_suffix_by_offset(leo)
         if self.confirm_offset > leo:
             self.set_confirm_offset(leo)

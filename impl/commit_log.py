@@ -3,22 +3,66 @@ position: the prefix that is durable. A crash keeps the flushed prefix only; wit
 append is flushed at once.
 
 The memory backend is the list itself (the object outlives the broker's volatile state, as a disk does,
-and recovery cuts it to the flushed prefix). The file backend also writes the flushed prefix to a file,
-one ``msg epoch`` line per message, appended and fsynced on flush, rewritten atomically when a
-truncation reaches below it, and recovery reads that file back.
+and recovery cuts it to the flushed prefix). The file backend also keeps the flushed prefix in the file
+``commitlog`` under the storage root, through the storage's :class:`~autoswitch.impl.fs.FileSystem`.
+
+On-disk format: a sequence of fixed-size records, one per message, each 28 bytes big-endian, the shape of
+RocketMQ's message header (``CommitLog.calMsgLength``: TOTALSIZE, MAGICCODE, ..., BODYCRC)::
+
+    TOTALSIZE u32 (= 28) | MAGICCODE u32 (0xDAA320A7, RocketMQ's MESSAGE_MAGIC_CODE) | msg i64 | epoch i64 |
+    CRC32 u32 of the 24 bytes before it
+
+Durability: the file is created, then its directory is fsynced, before the first record is written; a
+flush appends the new records and fsyncs the file (a power cut in the middle of a flush of several records
+keeps a prefix of them: more than the flushed prefix, never a hole). A truncation below the flushed prefix cuts the file in
+place (``ftruncate`` + ``fsync``), as RocketMQ's ``truncateDirtyFiles`` cuts a mapped file at an offset,
+rather than rewriting it under a temp name: the cut is one metadata operation that only shrinks the file
+to a record boundary, the step ends only after its fsync, and whatever a power cut leaves of it (the old
+length or the new one) is a valid prefix or is cut again by recovery; a rewrite would copy the whole log on
+every handshake.
+
+Recovery (on open and on a crash, RocketMQ ``recoverNormally`` / ``recoverAbnormally``) reads the records
+from the start and stops at the first one that is short (a torn tail), has a wrong size or magic code, or
+a wrong CRC; the file is cut there and the cut fsynced. A garbled record in the middle is cut the same way,
+with everything after it (as RocketMQ does: the records behind a bad one cannot be trusted to start at a
+record boundary).
+
+An OSError from the file system leaves the list and the file out of step: the broker must crash and recover
+from its disk (the crash-point test does), as RocketMQ stops writing on a disk error.
 """
 
 from __future__ import annotations
 
 import os
+import struct
+import zlib
 
 from .storage import FileStorage
 
 COMMIT_LOG_FILE = "commitlog"
+MAGIC_CODE = 0xDAA320A7
+_HEAD = struct.Struct(">IIqq")  # TOTALSIZE, MAGICCODE, msg, epoch: what the CRC covers
+_CRC = struct.Struct(">I")
+RECORD_SIZE = _HEAD.size + _CRC.size
 
 
-class CorruptCommitLog(RuntimeError):
-    """A commit log line does not parse."""
+def encode_record(entry: tuple[int, int]) -> bytes:
+    """One message's record."""
+    head = _HEAD.pack(RECORD_SIZE, MAGIC_CODE, entry[0], entry[1])
+    return head + _CRC.pack(zlib.crc32(head))
+
+
+def decode_records(data: bytes) -> list[tuple[int, int]]:
+    """The entries of the valid prefix of ``data``: up to the first short, misshapen or CRC-failing record."""
+    entries: list[tuple[int, int]] = []
+    for pos in range(0, len(data) - RECORD_SIZE + 1, RECORD_SIZE):
+        head = data[pos : pos + _HEAD.size]
+        size, magic, msg, epoch = _HEAD.unpack(head)
+        (crc,) = _CRC.unpack_from(data, pos + _HEAD.size)
+        if size != RECORD_SIZE or magic != MAGIC_CODE or crc != zlib.crc32(head):
+            break
+        entries.append((msg, epoch))
+    return entries
 
 
 class CommitLog:
@@ -58,45 +102,40 @@ class CommitLog:
 class FileCommitLog(CommitLog):
     """The file backend: the flushed prefix is also in ``commitlog`` under the storage root."""
 
-    __slots__ = ("_path",)
+    __slots__ = ("_fs", "_root", "_path")
 
     def __init__(self, storage: FileStorage) -> None:
         super().__init__()
+        self._fs = storage.fs
+        self._root = storage.root
         self._path = os.path.join(storage.root, COMMIT_LOG_FILE)
         self.recover()
 
     def flush(self) -> None:
         entries, start = self.entries, self.flushed
         if start < len(entries):
-            with open(self._path, "a", encoding="utf-8") as f:
-                f.write("".join(f"{m} {e}\n" for m, e in entries[start:]))
-                f.flush()
-                os.fsync(f.fileno())
+            fs, path = self._fs, self._path
+            if not fs.exists(path):
+                fs.create(path)
+                fs.fsync_dir(self._root)
+            fs.append(path, b"".join(map(encode_record, entries[start:])))
+            fs.fsync(path)
         self.flushed = len(entries)
 
     def truncate(self, offset: int) -> None:
-        rewrite = offset < self.flushed
+        if offset < self.flushed:
+            self._fs.truncate(self._path, offset * RECORD_SIZE)
+            self._fs.fsync(self._path)
         super().truncate(offset)
-        if rewrite:
-            partial = self._path + ".writing"
-            with open(partial, "w", encoding="utf-8") as f:
-                f.write("".join(f"{m} {e}\n" for m, e in self.entries[:offset]))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(partial, self._path)
 
     def recover(self) -> None:
-        """Read the durable prefix back from the file."""
-        entries: list[tuple[int, int]] = []
-        try:
-            with open(self._path, encoding="utf-8") as f:
-                for line in f:
-                    parts = line.split()
-                    if len(parts) != 2 or not all(p.lstrip("-").isdigit() for p in parts):
-                        raise CorruptCommitLog(f"{COMMIT_LOG_FILE}: cannot parse {line!r}")
-                    entries.append((int(parts[0]), int(parts[1])))
-        except FileNotFoundError:
-            pass
+        """Read the valid prefix back from the file, and cut the file to it."""
+        data = self._fs.read(self._path) or b""
+        entries = decode_records(data)
+        valid = len(entries) * RECORD_SIZE
+        if valid < len(data):
+            self._fs.truncate(self._path, valid)
+            self._fs.fsync(self._path)
         self.entries = entries
         self.flushed = len(entries)
 

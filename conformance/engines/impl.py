@@ -23,11 +23,13 @@ from typing import Any
 
 import attrs
 
+from autoswitch.conformance.errors import InputError
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient
 from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.epoch_file import EpochFile
+from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.metadata import META_FILE, TEMP_META_FILE, load_meta, load_temp
 from autoswitch.impl.processor import ControllerRequestProcessor
@@ -49,7 +51,7 @@ from autoswitch.impl.protocol import (
 )
 from autoswitch.impl.replicas_manager import ReplicasManager
 from autoswitch.impl.states import IllegalStateError, Role
-from autoswitch.impl.storage import FileStorage, MemoryStorage, Storage
+from autoswitch.impl.storage import FileStorage, MemoryStorage, Storage, UnsafeName, safe_dir_name
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import Options
 
@@ -91,7 +93,9 @@ def _outcome(response: Response | None) -> Outcome:
 
 
 class ImplSystem:
-    """The implementation of one broker set, steppable like the reference model."""
+    """The implementation of one broker set, steppable like the reference model. With ``storage="file"``
+    each process's disk is the directory ``root/<process name>`` (a name that is not one plain directory
+    entry is an InputError) on the file system ``fs``."""
 
     def __init__(
         self,
@@ -101,6 +105,7 @@ class ImplSystem:
         storage: str = "memory",
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
+        fs: FileSystem = OS_FILE_SYSTEM,
     ) -> None:
         if storage not in ("memory", "file"):
             raise ValueError(f"unknown storage backend {storage!r}")
@@ -121,7 +126,7 @@ class ImplSystem:
         self._broker_set = BrokerSet(config.ha)
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
-            disk: Storage = MemoryStorage() if root is None or storage == "memory" else FileStorage(os.path.join(root, name))
+            disk: Storage = MemoryStorage() if root is None or storage == "memory" else FileStorage(_process_root(root, name), fs)
             self._processes[name] = BrokerProcess(
                 name, DEFAULT_CONFIG, disk, address, self._client, self._clock, self._record_master, self._broker_set
             )
@@ -449,6 +454,15 @@ class ImplSystem:
         slave.truncate_suffix_by_offset(point)
         return {"code": "OK", "truncateOffset": point}, {"slaveEpochs": slave.entries(), "slaveLeo": point,
                                                          "slaveConfirmOffset": min(confirm, point)}
+
+
+def _process_root(root: str, process: str) -> str:
+    """The directory of ``process``'s disk under ``root``; an InputError for a name that is not one plain
+    directory entry (the trace layer checks names too)."""
+    try:
+        return os.path.join(root, safe_dir_name(process))
+    except UnsafeName as e:
+        raise InputError(str(e)) from None
 
 
 def _broker(system: ImplSystem, process: str) -> BrokerProcess:

@@ -25,6 +25,7 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.explore import Failure, check_step
 from autoswitch.conformance.simulation.generate import (
     REGISTERED_TAGS,
@@ -50,6 +51,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "lost": 0.05,
 }
 WEIGHT_NAMES = (*MOVES, *REGISTERED_TAGS, "lost")
+MAX_WEIGHT = 1e9  # weights are relative; a bound keeps their sums finite
 
 
 @frozen
@@ -131,32 +133,56 @@ def grid() -> dict[str, SimConfig]:
 
 def select(patterns: Sequence[str]) -> list[SimConfig]:
     """The configurations whose names match any of ``patterns`` (exact names or shell globs), in
-    grid order; a pattern matching nothing is an error naming the known configurations."""
+    grid order; a pattern matching nothing, or no pattern at all, is an error naming the known configurations."""
     configs = grid()
+    known = (f"names are <options>-<policy>-<n>p with options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, "
+             f"n in {PROCESS_COUNTS}")
+    if not patterns:
+        raise InputError(f"no configuration named; {known}")
     chosen: list[str] = []
     for pattern in patterns:
         hits = [n for n in configs if fnmatch.fnmatchcase(n, pattern)]
         if not hits:
-            raise ValueError(f"no configuration matches {pattern!r}; names are <options>-<policy>-<n>p with options "
-                             f"{', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}")
+            raise InputError(f"no configuration matches {pattern!r}; {known}")
         chosen.extend(h for h in hits if h not in chosen)
     return [configs[n] for n in configs if n in chosen]
 
 
 def parse_weights(text: str) -> dict[str, float]:
-    """``"Crash=5,lost=0.1"`` -> weights; an unknown name or a bad number is an error naming it."""
+    """``"Crash=5,lost=0.1"`` -> weights: each item ``name=number`` with a known name given once and a
+    number from 0 to MAX_WEIGHT (``lost``, a probability, at most 1); anything else is an error naming the item."""
     out: dict[str, float] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
-        name, _, value = item.partition("=")
+        name, eq, value = (s.strip() for s in item.partition("="))
+        if not eq or not name:
+            raise InputError(f"weight {item!r}: expected name=number, e.g. Crash=5")
         if name not in WEIGHT_NAMES:
-            raise ValueError(f"unknown weight {name!r}; known: {', '.join(WEIGHT_NAMES)}")
+            raise InputError(f"weight {item!r}: unknown name {name!r}; known: {', '.join(WEIGHT_NAMES)}")
+        if name in out:
+            raise InputError(f"weight {item!r}: {name!r} given twice")
         try:
-            out[name] = float(value)
+            number = float(value)
         except ValueError:
-            raise ValueError(f"weight {name!r}: expected a number, got {value!r}") from None
-        if out[name] < 0:
-            raise ValueError(f"weight {name!r} must be >= 0")
+            raise InputError(f"weight {item!r}: expected a number, got {value!r}") from None
+        if not 0 <= number <= MAX_WEIGHT:  # also refuses nan
+            raise InputError(f"weight {item!r}: must be a number from 0 to {MAX_WEIGHT:g}")
+        if name == "lost" and number > 1:
+            raise InputError(f"weight {item!r}: lost is a probability, at most 1")
+        out[name] = number
     return out
+
+
+def check_weights(name: str, weights: Mapping[str, float]) -> None:
+    """A configuration's weights (SimConfig.weights) leave something to draw: some move weighs more than
+    zero, and if ``process`` does, so does some protocol step of each role (Drawer.draw)."""
+    if not any(weights.get(m, 0) > 0 for m in MOVES):
+        raise InputError(f"weights: every move of {name} weighs 0 ({', '.join(MOVES)}); give one a weight > 0")
+    if weights.get("process", 0) > 0:
+        for role in ("MASTER", "SLAVE", "NONE"):
+            steps = registered_steps({"role": {"p": role}}, "p", data=True)
+            if not any(weights.get(t, 1.0) > 0 for t in steps):
+                raise InputError(f"weights: every step a registered {role} process of {name} takes weighs 0 "
+                                 f"({', '.join(dict.fromkeys(steps))}); give one a weight > 0")
 
 
 def walk_seed(campaign_seed: int, config: str, walk: int) -> int:

@@ -5,7 +5,9 @@ configuration)."""
 
 from __future__ import annotations
 
+import io
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from attrs import frozen
 
 from autoswitch.conformance.simulation.campaign import PASS, grid
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
+from autoswitch.conformance.simulation.store import ChunkProblem, write_atomic
 from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
 
 WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
@@ -64,6 +67,12 @@ def summarize(campaign: Campaign, rows: list[dict[str, Any]]) -> list[ConfigSumm
     return out
 
 
+def _save(fig: Any, path: Path) -> None:
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110)
+    write_atomic(path, png.getvalue())
+
+
 def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
     import matplotlib
 
@@ -77,7 +86,7 @@ def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
-    fig.savefig(out / "coverage.png", dpi=110)
+    _save(fig, out / "coverage.png")
     plt.close(fig)
 
     names = sorted({f"{kind}: {name}" for s in summaries for kind, name in s.failures})
@@ -96,16 +105,19 @@ def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
     if names:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "violations.png", dpi=110)
+    _save(fig, out / "violations.png")
     plt.close(fig)
     return ["coverage.png", "violations.png"]
 
 
-def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats, out: Path) -> tuple[Path, list[str]]:
-    """Write ``report.md`` (and the plots) under ``out``; returns its path and the problems found."""
+def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats, out: Path,
+                 missing: Mapping[tuple[str, int], ChunkProblem] = {}) -> tuple[Path, list[str]]:
+    """Write ``report.md`` (and the plots) under ``out``; returns its path and the problems found: the
+    summaries' and each chunk of ``missing`` (not done, so not in the rows: store.load_rows)."""
     summaries = summarize(campaign, rows)
     plots = _plots(summaries, out)
-    problems = [p for s in summaries for p in s.problems]
+    problems = [f"{config} chunk {k} not in this report: {problem}" for (config, k), problem in missing.items()]
+    problems += [p for s in summaries for p in s.problems]
     lines = [
         f"# Simulation campaign (seed {campaign.seed})", "",
         f"{campaign.walks} walks x {campaign.length} steps per configuration, {len(campaign.configs)} configurations, "
@@ -127,7 +139,7 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
         lines.append(f"| {s.name} | {s.control or 'safe'} | {s.walks} | {s.steps} | {len(s.actions)}/{WALKABLE} | {s.states} | "
                      f"{failures} | {tolerated} | {trace} |")
     lines += ["", "Replay a shrunk trace (both models): `autoswitch replay <out>/failures/<config>/walk-<i>.itf.json`; "
-              "re-run any walk alone: `autoswitch simulate --seed S --length L --configs NAME --walk I`.", "",
+              "re-run any walk alone: `autoswitch simulate --seed S --length L --walks W --configs NAME --walk I`.", "",
               "## Action coverage", "", "| configuration | " + " | ".join(sorted({t for s in summaries for t in s.actions})) + " |",
               "|---|" + "---|" * len({t for s in summaries for t in s.actions})]
     tags = sorted({t for s in summaries for t in s.actions})
@@ -135,5 +147,5 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
         lines.append(f"| {s.name} | " + " | ".join(str(s.actions[t]) for t in tags) + " |")
     lines += ["", "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
     path = out / "report.md"
-    path.write_text("\n".join(lines))
+    write_atomic(path, "\n".join(lines).encode())
     return path, problems

@@ -1,72 +1,109 @@
 """Running a simulation campaign: one task per (configuration, chunk of walk indices), on Spark or in
-one process, each task writing its rows as Parquet with a completion marker.
-
-Layout of a campaign's output folder::
-
-    campaign.json                          the campaign's parameters (a re-run must match them)
-    rows/config=<name>/chunk=<k>/part.parquet, _DONE   per-walk rows; _DONE marks a finished chunk
-    failures/<name>/walk-<i>.itf.json      shrunk failing walks (ITF, #meta.expect for a violation)
-    corpus/<name>/walk-<i>.itf.json        a sample of passing walks (ITF)
-    runs.jsonl                             one line per invocation: where it ran, what it did, how long
+one process, each task writing its rows as Parquet with a completion marker (the folder's layout and the
+marker: store.py).
 
 A task's rows depend only on the campaign and the chunk, never on where it runs: a re-run with the same
-seed gives identical rows, and a campaign killed midway and re-run skips the chunks that have ``_DONE``.
-In each chunk the first failing walk of each kind of failure is shrunk and written; later ones with the
-same failure keep their row (and the command that re-runs them) but no trace.
+seed gives identical rows, and a campaign killed midway and re-run skips the chunks that are done and
+runs again those that are unfinished, damaged or foreign (store.read_chunk). In each chunk the first
+failing walk of each kind of failure is shrunk and written; later ones with the same failure keep their
+row (and the command that re-runs them) but no trace.
+
+Spark's scratch (its local dirs, and the JVM's temporary folder when the campaign starts the JVM) is one
+``autoswitch-spark-*`` folder under the system's temporary folder (``TMPDIR``), removed with the session
+when the campaign ends, fails or is interrupted.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from attrs import asdict, field, frozen
 
 from autoswitch.conformance.engines import trace_states
+from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.simulation import store
 from autoswitch.conformance.simulation.campaign import (
     DEFAULT_CONFIGS,
     PASS,
     SimConfig,
     action_counts,
+    check_weights,
     fault_count,
     grid,
+    parse_weights,
     rerun,
     run_walk,
     walk_seed,
 )
 from autoswitch.conformance.simulation.shrink import shrink
-from autoswitch.conformance.trace.itf import write_trace
+from autoswitch.conformance.trace.itf import dumps_trace
 
-ROW_SCHEMA = pa.schema([
-    ("config", pa.string()), ("walk", pa.int64()), ("seed", pa.int64()), ("length", pa.int64()), ("faults", pa.int64()),
-    ("actions", pa.map_(pa.string(), pa.int64())), ("distinct_states", pa.int64()), ("states", pa.list_(pa.int64())),
-    ("status", pa.string()), ("failure", pa.string()), ("failure_step", pa.int64()), ("detail", pa.string()),
-    ("tolerated", pa.map_(pa.string(), pa.int64())), ("shrunk_length", pa.int64()), ("shrunk_faults", pa.int64()),
-    ("trace", pa.string()), ("trace_expects", pa.string()),
-])
+MAX_LENGTH = 100_000  # steps per walk
+MAX_TASKS = 100_000  # chunks per campaign
+
+
+def _count(minimum: int, maximum: int | None = None) -> Callable[[Any, Any, Any], None]:
+    def check(_campaign: Any, attribute: Any, value: Any) -> None:
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
+            bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise InputError(f"{attribute.name}: expected an integer {bounds}, got {value!r}")
+    return check
+
+
+def _seed(_campaign: Any, _attribute: Any, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(f"seed: expected an integer, got {value!r}")
+
+
+def _configs(_campaign: Any, _attribute: Any, value: tuple[str, ...]) -> None:
+    known = grid()
+    if not value:
+        raise InputError("configs: no configuration named")
+    unknown = [c for c in value if c not in known]
+    if unknown:
+        raise InputError(f"configs: unknown configuration(s) {', '.join(map(repr, unknown))}")
+
+
+def _weights(campaign: Campaign, _attribute: Any, value: Mapping[str, float]) -> None:
+    parse_weights(",".join(f"{k}={v!r}" for k, v in value.items()))  # each name known, each number in range
+    for name in campaign.configs:
+        check_weights(name, grid()[name].weights(value))
 
 
 @frozen
 class Campaign:
     """What a campaign runs: ``walks`` walks of ``length`` steps per configuration, ``chunk`` walks per
-    task, weights overriding the configurations' own, every ``sample``-th passing walk exported."""
+    task, weights overriding the configurations' own, every ``sample``-th passing walk exported (walk
+    indices 0, sample, 2 * sample, ...; 0: none). ``seed`` is any integer: walk i of configuration c is
+    seeded with a hash of (seed, c, i). A parameter out of range (walks at most MAX_LENGTH steps, at
+    most MAX_TASKS chunks) is an InputError."""
 
-    seed: int = 1
-    walks: int = 1000
-    length: int = 100
-    configs: tuple[str, ...] = DEFAULT_CONFIGS
-    chunk: int = 100
-    weights: Mapping[str, float] = field(factory=dict)
-    sample: int = 250
+    seed: int = field(default=1, validator=_seed)
+    walks: int = field(default=1000, validator=_count(1))
+    length: int = field(default=100, validator=_count(1, MAX_LENGTH))
+    configs: tuple[str, ...] = field(default=DEFAULT_CONFIGS, converter=tuple, validator=_configs)
+    chunk: int = field(default=100, validator=_count(1))
+    weights: Mapping[str, float] = field(factory=dict, validator=_weights)
+    sample: int = field(default=250, validator=_count(0))
+
+    def __attrs_post_init__(self) -> None:
+        chunks = -(-self.walks // self.chunk)
+        if len(self.configs) * chunks > MAX_TASKS:
+            raise InputError(f"{len(self.configs)} configurations x {chunks} chunks of {self.chunk} walks: more than {MAX_TASKS:,} "
+                             "tasks; give a larger --chunk")
 
     def tasks(self) -> list[tuple[str, int]]:
         return [(c, k) for c in self.configs for k in range((self.walks + self.chunk - 1) // self.chunk)]
@@ -77,12 +114,8 @@ class Campaign:
     def reproduce(self, config: str, walk: int | str) -> str:
         """The command that re-runs one walk alone."""
         weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
-        return (f"autoswitch simulate --seed {self.seed} --length {self.length} --configs {config} --walk {walk}"
-                + (f" --weights {weights}" if weights else ""))
-
-
-def chunk_dir(out: Path, config: str, k: int) -> Path:
-    return out / "rows" / f"config={config}" / f"chunk={k}"
+        return (f"autoswitch simulate --seed {self.seed} --length {self.length} --walks {self.walks} --configs {config} "
+                f"--walk {walk}" + (f" --weights {weights}" if weights else ""))
 
 
 def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, shrunk: set[tuple[str, str]]) -> dict[str, Any]:
@@ -111,11 +144,11 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
             row["trace_expects"] = f"{first.name} at state {first.step}"
         row["trace"] = f"failures/{sim.name}/walk-{walk}.itf.json"
         if out is not None:
-            write_trace(out / row["trace"], meta, trace_states(config, small.actions))
-    elif failure is None and walk % campaign.sample == 0:
+            store.write_atomic(store.trace_path(out, row["trace"]), dumps_trace(meta, trace_states(config, small.actions)).encode())
+    elif failure is None and campaign.sample and walk % campaign.sample == 0:
         row["trace"] = f"corpus/{sim.name}/walk-{walk}.itf.json"
         if out is not None:
-            write_trace(out / row["trace"], meta, trace_states(config, run.actions))
+            store.write_atomic(store.trace_path(out, row["trace"]), dumps_trace(meta, trace_states(config, run.actions)).encode())
     return row
 
 
@@ -125,74 +158,123 @@ def walk_as_expected(row: Mapping[str, Any], sim: SimConfig) -> bool:
 
 
 def run_chunk(campaign: Campaign, out: str, config: str, k: int) -> dict[str, Any]:
-    """Run chunk ``k`` of ``config``: its rows as Parquet, then the ``_DONE`` marker (walks, steps,
-    seconds). Files are written under temporary names and renamed, so a killed task leaves no marker."""
+    """Run chunk ``k`` of ``config`` afresh (what a damaged or killed run left is removed first): its rows
+    as Parquet, then the ``_DONE`` marker (store.write_chunk), which it returns."""
     start = time.perf_counter()
     sim = grid()[config]
-    folder = chunk_dir(Path(out), config, k)
-    folder.mkdir(parents=True, exist_ok=True)
+    store.clear_chunk(store.chunk_dir(Path(out), config, k))
     shrunk: set[tuple[str, str]] = set()
-    rows = [walk_row(campaign, sim, w, Path(out), shrunk)
-            for w in range(k * campaign.chunk, min((k + 1) * campaign.chunk, campaign.walks))]
-    tmp = folder / "part.parquet.tmp"
-    pq.write_table(pa.Table.from_pylist(rows, schema=ROW_SCHEMA), tmp)
-    os.replace(tmp, folder / "part.parquet")
-    done = {"config": config, "chunk": k, "walks": len(rows), "steps": sum(r["length"] for r in rows),
-            "seconds": round(time.perf_counter() - start, 3)}
-    (folder / "_DONE.tmp").write_text(json.dumps(done))
-    os.replace(folder / "_DONE.tmp", folder / "_DONE")
-    return done
+    rows = [walk_row(campaign, sim, w, Path(out), shrunk) for w in store.chunk_walks(campaign, k)]
+    return store.write_chunk(campaign, Path(out), config, k, rows, time.perf_counter() - start)
 
 
-def load_rows(campaign: Campaign, out: Path) -> list[dict[str, Any]]:
-    """Every finished chunk's rows, in task order (configuration, then walk index)."""
-    rows: list[dict[str, Any]] = []
-    for config, k in campaign.tasks():
-        folder = chunk_dir(out, config, k)
-        if (folder / "_DONE").exists():
-            for row in pq.read_table(folder / "part.parquet").to_pylist():
-                row["actions"], row["tolerated"] = dict(row["actions"]), dict(row["tolerated"])
-                rows.append(row)
-    return rows
+LOCAL_MASTER = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[[1-9]\d*,[1-9]\d*,[1-9]\d*\]")
+CLUSTER_MASTER = re.compile(r"spark://[^\s:/,]+:\d+(,[^\s:/,]+:\d+)*|yarn|k8s://\S+")
 
 
-def prepare(campaign: Campaign, out: Path) -> None:
-    """Create ``out`` with ``campaign.json``, or check that the campaign there is this one."""
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "campaign.json"
-    if path.exists():
-        there = json.loads(path.read_text())
-        if there != campaign.to_json():
-            diff = sorted(k for k in there.keys() | campaign.to_json().keys() if there.get(k) != campaign.to_json().get(k))
-            raise ValueError(f"{path}: holds a campaign with other parameters ({', '.join(diff)}); use another --out")
-    else:
-        path.write_text(json.dumps(campaign.to_json(), indent=1) + "\n")
+def check_master(master: str | None) -> None:
+    """A Spark master URL Spark accepts (local, local[N], local[*], local[N,F], local-cluster[N,C,M],
+    spark://host:port, yarn, k8s://...), ``none`` (no Spark), or None (spark-submit's, else local[*])."""
+    if master is None or master == "none" or LOCAL_MASTER.fullmatch(master) or CLUSTER_MASTER.fullmatch(master):
+        return
+    raise InputError(f"--master {master!r}: expected none, local, local[N] (N >= 1), local[*], local[N,F], spark://host:port, "
+                     "yarn or k8s://...")
 
 
-def spark_session(master: str | None) -> Any:
-    """A quiet Spark session (no UI, warehouse and Derby files in a temporary folder): ``master``, or the
-    one spark-submit configured, or ``local[*]``. Workers run this interpreter."""
+def _stop_jvm(context_class: Any) -> None:
+    """Stop the JVM this process launched for Spark, and forget it (the next context launches its own)."""
+    gateway = context_class._gateway
+    proc = getattr(gateway, "proc", None)
+    gateway.shutdown()
+    if proc is not None:  # the JVM exits when its stdin closes (PythonGatewayServer)
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    context_class._gateway = context_class._jvm = None
+
+
+@contextmanager
+def _environ(**values: str) -> Iterator[None]:
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt (in the main thread), so that ``finally`` blocks run on ``kill``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def spark_context(master: str | None) -> Iterator[Any]:
+    """A quiet SparkContext (no UI): ``master``, or the one spark-submit configured, or ``local[*]``;
+    workers run this interpreter. Its scratch is a fresh folder: Spark's local dirs, and the JVM's
+    ``java.io.tmpdir`` when this starts the JVM. On exit, even on failure, Ctrl-C or SIGTERM, the context
+    is stopped, the JVM it started stopped, and the scratch folder removed."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     if (master or "local").startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # one machine: no warning about the host's address
-    from pyspark import SparkConf
-    from pyspark.sql import SparkSession
+    from pyspark import SparkContext
 
-    scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
+    launches = SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ
+    sc = None
+    with _terminate_as_interrupt():
+        scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
+        try:
+            yield (sc := _start(master, scratch, launches))
+        finally:
+            if sc is not None:
+                sc.stop()
+            if launches and SparkContext._gateway is not None:
+                _stop_jvm(SparkContext)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _start(master: str | None, scratch: str, launches: bool) -> Any:
+    """A SparkContext whose scratch is ``scratch`` (spark_context)."""
+    from pyspark import SparkConf, SparkContext
+
     conf = SparkConf()
     if master is not None or not conf.contains("spark.master"):
         conf.setMaster(master or "local[*]")
-    conf.setAppName("autoswitch-simulate").set("spark.ui.enabled", "false").set("spark.sql.warehouse.dir", f"{scratch}/warehouse")
-    conf.set("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}").set("spark.python.worker.reuse", "true")
-    conf.set("spark.ui.showConsoleProgress", "false")
-    spark = SparkSession.builder.config(conf=conf).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    conf.setAppName("autoswitch-simulate").set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+    conf.set("spark.python.worker.reuse", "true")
+    if launches:  # the JVM's environment: its local dirs (SPARK_LOCAL_DIRS wins over spark.local.dir), no hsperfdata
+        java = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Djava.io.tmpdir={scratch} -XX:-UsePerfData".strip()
+        with _environ(SPARK_LOCAL_DIRS=scratch, SPARK_SUBMIT_OPTS=java):
+            sc = SparkContext(conf=conf)
+    else:
+        sc = SparkContext(conf=conf.set("spark.local.dir", scratch))
+    sc.setLogLevel("ERROR")
+    return sc
 
 
 @frozen
 class RunStats:
-    """One invocation: where it ran, the chunks it ran and skipped, and its wall time."""
+    """One invocation: where it ran, the chunks it ran and skipped, and its wall time; ``repaired`` names
+    the damaged or foreign chunks it ran again."""
 
     master: str
     ran: int
@@ -200,6 +282,7 @@ class RunStats:
     walks: int
     steps: int
     seconds: float
+    repaired: tuple[str, ...] = ()
 
     @property
     def walks_per_second(self) -> float:
@@ -211,35 +294,45 @@ class RunStats:
 
 
 def run_campaign(campaign: Campaign, out: str | Path, master: str | None = "local[*]",
-                 progress: Callable[[int, int], None] = lambda done, total: None) -> RunStats:
-    """Run every chunk of ``campaign`` without a ``_DONE`` marker under ``out``: with Spark (``master``:
-    a Spark master URL, or None for spark-submit's), or in this process when ``master`` is ``"none"``.
+                 progress: Callable[[int, int], None] = lambda done, total: None, warn: Callable[[str], None] = lambda message: None,
+                 spark: Any = None) -> RunStats:
+    """Run every chunk of ``campaign`` that is not done under ``out`` (store.read_chunk): with Spark
+    (``master``: a Spark master URL, or None for spark-submit's; ``spark``: a SparkContext to use instead
+    of a new one), or in this process when ``master`` is ``"none"``. ``out`` and the master are checked
+    before any work (InputError); ``warn`` is told of each damaged or foreign chunk, which runs again;
     ``progress(done, total)`` is called as chunks finish."""
+    check_master(master)
     out = Path(out).resolve()
-    prepare(campaign, out)
+    store.prepare(campaign, out)
     tasks = campaign.tasks()
-    pending = [t for t in tasks if not (chunk_dir(out, *t) / "_DONE").exists()]
+    problems = {t: p for t in tasks if isinstance(p := store.read_chunk(campaign, out, *t), store.ChunkProblem)}
+    repaired = tuple(f"{store.chunk_dir(out, *t).relative_to(out)}: {p}" for t, p in problems.items() if p.kind != "unfinished")
+    for message in repaired:
+        warn(f"{message}; running it again")
+    pending = list(problems)
+    for t in pending:
+        store.clear_chunk(store.chunk_dir(out, *t))
     start = time.perf_counter()
     if master == "none":
         done = []
         for i, (config, k) in enumerate(pending):
             done.append(run_chunk(campaign, str(out), config, k))
             progress(i + 1, len(pending))
+    elif spark is not None or not pending:
+        done, master = _run_spark(campaign, out, spark, pending, progress) if pending else ([], master or "spark (nothing to run)")
     else:
-        done, master = _run_spark(campaign, out, master, pending, progress)
-    stats = RunStats(master, len(pending), len(tasks) - len(pending), sum(d["walks"] for d in done),
-                     sum(d["steps"] for d in done), round(time.perf_counter() - start, 3))
-    with open(out / "runs.jsonl", "a") as f:
+        with spark_context(master) as sc:
+            done, master = _run_spark(campaign, out, sc, pending, progress)
+    stats = RunStats(master, len(pending), len(tasks) - len(pending), sum(d["rows"] for d in done),
+                     sum(d["steps"] for d in done), round(time.perf_counter() - start, 3), repaired)
+    with open(store.inside(out, "runs.jsonl"), "a") as f:
         f.write(json.dumps(asdict(stats)) + "\n")
     return stats
 
 
-def _run_spark(campaign: Campaign, out: Path, master: str | None, pending: list[tuple[str, int]],
+def _run_spark(campaign: Campaign, out: Path, sc: Any, pending: list[tuple[str, int]],
                progress: Callable[[int, int], None]) -> tuple[list[dict[str, Any]], str]:
     """Run the pending chunks as one Spark job; returns their markers and the master that ran them."""
-    if not pending:
-        return [], master or "spark (nothing to run)"
-    sc = spark_session(master).sparkContext
     target = str(out)
     rdd = sc.parallelize(pending, len(pending)).map(lambda task: run_chunk(campaign, target, *task))
     result: dict[str, Any] = {}
@@ -254,7 +347,7 @@ def _run_spark(campaign: Campaign, out: Path, master: str | None, pending: list[
     worker.start()
     while worker.is_alive():
         worker.join(0.5)
-        progress(sum((chunk_dir(out, *t) / "_DONE").exists() for t in pending), len(pending))
+        progress(sum((store.chunk_dir(out, *t) / "_DONE").exists() for t in pending), len(pending))
     if "error" in result:
         raise result["error"]
     return result["done"], sc.master
@@ -262,12 +355,13 @@ def _run_spark(campaign: Campaign, out: Path, master: str | None, pending: list[
 
 def bench(campaign: Campaign, master: str) -> list[RunStats]:
     """Run ``campaign`` afresh in one process, then on Spark ``master``, each into a temporary folder.
-    The Spark session is started (and one job run) before the clock starts: the figures compare the
+    The Spark context is started (and one job run) before the clock starts: the figures compare the
     campaign's work, not the JVM's start-up."""
-    spark = spark_session(master)
-    spark.sparkContext.parallelize(range(4), 4).map(lambda x: x).collect()  # start the Python workers
+    check_master(master)
     results = []
-    for where in ("none", master):
-        with tempfile.TemporaryDirectory(prefix="autoswitch-bench-") as out:
-            results.append(run_campaign(campaign, out, where))
+    with spark_context(master) as sc:
+        sc.parallelize(range(4), 4).map(lambda x: x).collect()  # start the Python workers
+        for where in ("none", master):
+            with tempfile.TemporaryDirectory(prefix="autoswitch-bench-") as out:
+                results.append(run_campaign(campaign, out, where, spark=sc))
     return results

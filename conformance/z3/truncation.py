@@ -28,6 +28,7 @@ from typing import Any
 import z3
 from attrs import frozen
 
+from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.reference import epoch_file as ref_epoch_file
 from autoswitch.reference import truncation
@@ -79,6 +80,8 @@ class Setup:
 
 def setup(bound: int, top: int) -> Setup:
     """Symbolic follower and leader logs of at most ``bound`` entries over epochs 1..``top``."""
+    if bound < 1 or top < 1:  # no log of one entry: every policy would be "proved", the unsafe ones too
+        raise InputError(f"logs of at most {bound} entries over epochs 1..{top}: both bounds must be at least 1")
     start = {e: z3.Int(f"start_{e}") for e in range(1, top + 1)}
     sides, constraints = [], []
     for name in ("f", "l"):

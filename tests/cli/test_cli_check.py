@@ -1,6 +1,7 @@
-"""``autoswitch check``: every option, and every way a configuration argument or file can be wrong (exit 2,
-before any search). The rows run on tests/cli/bad_specs.py's spec folder without TLC (TLA2TOOLS_JAR unset),
-so each is the same everywhere and takes about a second at most."""
+"""``autoswitch check``: every option, and every way a configuration argument or file can be wrong. The rows run
+without TLC (TLA2TOOLS_JAR unset: ``--tlc`` says it was not run) on two sets of files: cli_files.py's (``{tmp}/cfg``,
+configurations given by path) and bad_specs.py's spec folder (``--spec-dir {tmp}/spec``: one malformed
+configuration per way a ``.cfg`` can be wrong, each exit 2 before its search). Each row takes about a second at most."""
 
 from __future__ import annotations
 
@@ -9,12 +10,35 @@ from pathlib import Path
 import pytest
 from bad_specs import spec_folder
 from cli_cases import Case, run_case
+from cli_files import BRACKETS, prepare
 
+from autoswitch.conformance.check.specconfig import use_spec_dir
+
+TINY = "{tmp}/cfg/MC_tiny.cfg"  # holds, two states
+NOT_FOUND = "{tmp}/cfg/MC_neg_zeroack.cfg"  # a negative control whose violation is out of reach: the verdict fails
 S = ("--spec-dir", "{tmp}/spec")
 O = ("--out", "{tmp}/out")
 
 CASES = [
-    Case("check-tiny-holds", ("check", "MC_tiny", *S, *O), 0, "MC_tiny"),
+    Case("check-tiny-holds", ("check", TINY, "--no-replay", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
+    Case("check-symmetry-and-spec-dir", ("check", TINY, "--symmetry", "--replay", "--spec-dir", "{spec}", "--out", "{tmp}/o"), 0),
+    Case("check-tlc-missing", ("check", TINY, "--no-symmetry", "--tlc", "--out", "{tmp}/o"), 0, "TLC was NOT run"),
+    # the control found, its counterexample replayed; a folder with "[" in its name, or a configuration's name, was read as
+    # rich markup (in the table and the status line)
+    Case("check-control-found", ("check", "MC_neg_zeroack", "--out", "{tmp}/o[/x]"), 0,
+         "o[/x]/MC_neg_zeroack.itf.json [impl]: pass"),
+    Case("check-brackets-in-config", ("check", f"{{tmp}}/{BRACKETS}/MC_tiny.cfg", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
+    Case("check-control-not-found", ("check", NOT_FOUND, "--out", "{tmp}/o"), 1),
+    Case("check-unknown-config", ("check", "MC_nothing", "--out", "{tmp}/o"), 2, "no such configuration"),
+    Case("check-not-a-config", ("check", "{spec}/AutoSwitch.tla", "--out", "{tmp}/o"), 2, "the first line must say"),
+    # a batch: a bad configuration makes it exit 2 while the others still run; a failed verdict outranks it
+    Case("check-bad-and-good", ("check", "MC_nothing", TINY, "--out", "{tmp}/o"), 2, "MC_tiny.cfg"),
+    Case("check-bad-and-failed", ("check", "MC_nothing", NOT_FOUND, "--out", "{tmp}/o"), 1, "no such configuration"),
+    Case("check-out-is-a-file", ("check", TINY, "--out", "{tmp}/afile"), 2, "is a file"),
+    Case("check-out-under-a-file", ("check", TINY, "--out", "/dev/null/o"), 2, "--out /dev/null/o: cannot create"),
+    Case("check-no-spec-dir", ("check", "MC_neg_zeroack", "--spec-dir", "{tmp}/empty"), 2, "holds no AutoSwitch.tla"),
+    # bad_specs.py's spec folder
+    Case("check-name-in-spec-dir", ("check", "MC_tiny", *S, *O), 0, "MC_tiny"),
     Case("check-cfg-suffix", ("check", "MC_tiny.cfg", *S, *O), 0, "MC_tiny"),
     Case("check-symmetry", ("check", "MC_tiny", "--symmetry", *S, *O), 0, "MC_tiny"),
     Case("check-no-symmetry", ("check", "MC_tiny", "--no-symmetry", *S, *O), 0, "MC_tiny"),
@@ -31,20 +55,17 @@ CASES = [
     Case("check-binary", ("check", "MC_binary", *S, *O), 2, "not UTF-8 text"),
     Case("check-huge-integer", ("check", "MC_huge_int", *S, *O), 2, "integers of up to 9 digits"),
     Case("check-directory-named-cfg", ("check", "MC_dir", *S, *O), 2, "not a regular file"),
-    Case("check-unknown-name", ("check", "MC_nothing", *S, *O), 2, "no such configuration"),
     Case("check-bad-name", ("check", "..", *S, *O), 2, "not a configuration name"),
     Case("check-path-is-a-file", ("check", "{tmp}/out/../x/MC.cfg", *O), 0, "MC.cfg"),
-    Case("check-no-spec-dir", ("check", "MC_tiny", "--spec-dir", "{tmp}/nothing", *O), 2, "holds no AutoSwitch.tla"),
-    Case("check-out-is-a-file", ("check", "MC_tiny", *S, "--out", "{tmp}/a-file"), 2, "a-file"),
 ]
 
 
-@pytest.fixture(autouse=True)
-def no_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TLA2TOOLS_JAR", raising=False)
-    spec_folder(tmp_path)
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_cli(case: Case, tmp_path: Path) -> None:
-    run_case(case, tmp_path)
+def test_cli(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TLA2TOOLS_JAR", raising=False)
+    prepare(tmp_path)
+    spec_folder(tmp_path)
+    try:
+        run_case(case, tmp_path)
+    finally:
+        use_spec_dir(None)  # --spec-dir holds for the rest of the process: the next test takes the default again

@@ -1,7 +1,8 @@
-"""``autoswitch tla``: every option, and every way a configuration argument or file can be wrong (exit 2,
-before any tool runs). The rows run without TLC or Apalache (TLA2TOOLS_JAR and APALACHE_HOME unset, nothing
-on PATH): a good command line is reported skipped, "NOT CHECKED" with exit 0, as documented. The tools'
-verdicts, from fake executables, are in tests/unit/test_tool_output.py."""
+"""``autoswitch tla``: every option, and every way a configuration argument or file can be wrong (exit 2, before any
+tool runs). The rows run with neither TLC nor Apalache to be found (TLA2TOOLS_JAR and APALACHE_HOME unset, nothing on
+PATH): a good command line is reported NOT CHECKED with exit 0, as documented. The files are cli_files.py's
+(``{tmp}/cfg``) and bad_specs.py's (``--spec-dir {tmp}/spec``). The tools' verdicts, from fake executables, are in
+tests/unit/test_tool_output.py."""
 
 from __future__ import annotations
 
@@ -10,27 +11,44 @@ from pathlib import Path
 import pytest
 from bad_specs import spec_folder
 from cli_cases import Case, run_case
+from cli_files import BRACKETS, prepare
 
+from autoswitch.conformance.check.specconfig import use_spec_dir
+
+TINY = "{tmp}/cfg/MC_tiny.cfg"
 S = ("--spec-dir", "{tmp}/spec")
 O = ("--out", "{tmp}/out")
 SKIPPED = "NOT CHECKED with"
 
 CASES = [
+    Case("tla-tlc-missing", ("tla", TINY, "--tool", "tlc", "--workers", "2", "--timeout", "1.5", "--out", "{tmp}/o"), 0,
+         "NOT CHECKED with tlc (TLA2TOOLS_JAR not set)"),
+    Case("tla-apalache-missing", ("tla", TINY, "--tool", "apalache", "--simulate", "--length", "3", "--max-run", "1",
+                                  "--spec-dir", "{spec}", "--out", "{tmp}/o"), 0, "NOT CHECKED with apalache"),
+    # the configuration's name with "[" in it was read as rich markup
+    Case("tla-brackets-in-config", ("tla", f"{{tmp}}/{BRACKETS}/MC_tiny.cfg", "--out", "{tmp}/o"), 0, "NOT CHECKED"),
+    Case("tla-unknown-tool", ("tla", TINY, "--tool", "nusmv"), 2, "--tool"),
+    Case("tla-zero-workers", ("tla", TINY, "--workers", "0"), 2, "--workers"),
+    Case("tla-zero-timeout", ("tla", TINY, "--timeout", "0"), 2, "--timeout"),
+    Case("tla-negative-timeout", ("tla", TINY, "--timeout", "-5"), 2, "--timeout"),
+    Case("tla-zero-length", ("tla", TINY, "--tool", "apalache", "--length", "0"), 2, "--length"),
+    Case("tla-zero-max-run", ("tla", TINY, "--tool", "apalache", "--simulate", "--max-run", "0"), 2, "--max-run"),
+    Case("tla-simulate-with-tlc", ("tla", TINY, "--simulate"), 2, "--simulate is for --tool apalache"),
+    Case("tla-unknown-config", ("tla", "MC_nothing", "--out", "{tmp}/o"), 2, "no such configuration"),
+    Case("tla-not-a-config", ("tla", "{spec}/AutoSwitch.tla", "--out", "{tmp}/o"), 2, "the first line must say"),
+    Case("tla-out-is-a-file", ("tla", TINY, "--out", "{tmp}/afile"), 2, "is a file"),
+    Case("tla-out-under-a-file", ("tla", TINY, "--out", "/dev/null/o"), 2, "--out /dev/null/o: cannot create"),
+    Case("tla-no-spec-dir", ("tla", "MC_neg_union", "--spec-dir", "{tmp}/empty"), 2, "holds no AutoSwitch.tla"),
+    # bad_specs.py's spec folder
     Case("tla-tlc-skipped", ("tla", "MC_neg_union", *S, *O), 0, f"{SKIPPED} tlc (TLA2TOOLS_JAR not set): MC_neg_union"),
     Case("tla-tool-tlc-workers-timeout", ("tla", "MC_data", "--tool", "tlc", "--workers", "2", "--timeout", "30", *S, *O), 0,
          SKIPPED),
     Case("tla-apalache-skipped", ("tla", "MC_data", "--tool", "apalache", "--length", "3", *S, *O), 0, f"{SKIPPED} apalache"),
     Case("tla-apalache-simulate", ("tla", "MC_data", "--tool", "apalache", "--simulate", "--max-run", "2", *S, *O), 0, SKIPPED),
     Case("tla-cfg-suffix", ("tla", "MC_data.cfg", *S, *O), 0, f"{SKIPPED} tlc (TLA2TOOLS_JAR not set): MC_data"),
-    Case("tla-unknown-tool", ("tla", "MC_data", "--tool", "spin", *S, *O), 2, "spin"),
-    Case("tla-simulate-needs-apalache", ("tla", "MC_data", "--simulate", *S, *O), 2, "--simulate is for --tool apalache"),
-    Case("tla-workers-zero", ("tla", "MC_data", "--workers", "0", *S, *O), 2, "--workers"),
     Case("tla-workers-negative", ("tla", "MC_data", "--workers", "-2", *S, *O), 2, "--workers"),
     Case("tla-workers-not-a-number", ("tla", "MC_data", "--workers", "many", *S, *O), 2, "--workers"),
-    Case("tla-timeout-zero", ("tla", "MC_data", "--timeout", "0", *S, *O), 2, "--timeout"),
-    Case("tla-timeout-negative", ("tla", "MC_data", "--timeout", "-5", *S, *O), 2, "--timeout"),
     Case("tla-length-negative", ("tla", "MC_data", "--tool", "apalache", "--length", "-1", *S, *O), 2, "--length"),
-    Case("tla-max-run-zero", ("tla", "MC_data", "--tool", "apalache", "--simulate", "--max-run", "0", *S, *O), 2, "--max-run"),
     Case("tla-bad-value", ("tla", "MC_bad_value", *S, *O), 2, "cannot read the value 'two'"),
     Case("tla-unknown-constant", ("tla", "MC_unknown_constant", *S, *O), 2, "unknown constant(s) MaxEpochs"),
     Case("tla-wrong-type", ("tla", "MC_wrong_type", *S, *O), 2, "must be an integer"),
@@ -38,23 +56,20 @@ CASES = [
     Case("tla-garbage", ("tla", "MC_garbage", *S, *O), 2, "MC_garbage.cfg:3"),
     Case("tla-binary", ("tla", "MC_binary", *S, *O), 2, "not UTF-8 text"),
     Case("tla-directory-named-cfg", ("tla", "MC_dir", *S, *O), 2, "not a regular file"),
-    Case("tla-unknown-name", ("tla", "MC_nothing", *S, *O), 2, "no such configuration"),
     Case("tla-bad-name", ("tla", "..", *S, *O), 2, "not a configuration name"),
     Case("tla-path-is-a-file-named-by-its-stem", ("tla", "{tmp}/out/../x/MC.cfg", *O), 0,
          f"{SKIPPED} tlc (TLA2TOOLS_JAR not set): MC"),
-    Case("tla-no-spec-dir", ("tla", "MC_data", "--spec-dir", "{tmp}/nothing", *O), 2, "holds no AutoSwitch.tla"),
-    Case("tla-out-is-a-file", ("tla", "MC_data", *S, "--out", "{tmp}/a-file"), 2, "a-file"),
 ]
 
 
-@pytest.fixture(autouse=True)
-def no_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TLA2TOOLS_JAR", raising=False)
-    monkeypatch.delenv("APALACHE_HOME", raising=False)
-    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
-    spec_folder(tmp_path)
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-def test_cli(case: Case, tmp_path: Path) -> None:
-    run_case(case, tmp_path)
+def test_cli(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TLA2TOOLS_JAR", "APALACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no java, no apalache-mc
+    prepare(tmp_path)
+    spec_folder(tmp_path)
+    try:
+        run_case(case, tmp_path)
+    finally:
+        use_spec_dir(None)  # --spec-dir holds for the rest of the process: the next test takes the default again

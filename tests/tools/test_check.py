@@ -146,7 +146,7 @@ def test_cli_check_writes_and_replays_the_counterexample(tmp_path: Path) -> None
     assert "NoAckedMessageLost, 14 steps" in result.output
     assert "autoswitch replay" in result.output and "as expected" in result.output
     bad = CliRunner().invoke(main, ["check", "MC_nothing", "--out", str(out)])
-    assert bad.exit_code == 2 and "no such configuration" in bad.output  # bad input: a usage error
+    assert bad.exit_code == 2 and "no such configuration" in bad.output
 
 
 @pytest.mark.skipif(find_tlc() is None, reason="TLA2TOOLS_JAR/java not found: the small configurations' state counts "

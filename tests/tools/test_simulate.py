@@ -1,20 +1,28 @@
 """A small simulation campaign on Spark local[2] across the safe configurations and every negative
 control: the safe ones show no violation or divergence, each control is found with the invariant
 MODEL.md §6 names, its shrunk trace is short and replays to exactly that violation on both models;
-the same seed gives the same rows, in one process as on Spark; a campaign re-run after losing chunks
-runs only those and ends with the same rows."""
+the same seed gives the same rows, in one process as on Spark; a campaign re-run after losing or damaging
+chunks runs only those and ends with the same rows; Spark's scratch is removed, after success and failure."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from autoswitch.conformance.controls import SIMULATE, in_default
-from autoswitch.conformance.simulation.campaign import grid, parse_weights, select, walk_seed
+from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.simulation.campaign import grid, walk_seed
 from autoswitch.conformance.simulation.report import summarize, write_report
-from autoswitch.conformance.simulation.spark import Campaign, chunk_dir, load_rows, run_campaign, spark_session, walk_row
+from autoswitch.conformance.simulation.spark import Campaign, bench, run_campaign, walk_row
+from autoswitch.conformance.simulation.store import LAYOUT, chunk_dir, load_rows
 from autoswitch.conformance.trace.replay import replay_file
 
 SAFE = ("safe-rocketmq-2p", "safe-kip279-3p")
@@ -25,13 +33,33 @@ CAMPAIGN = Campaign(seed=7, walks=400, length=100, configs=SAFE + tuple(CONTROLS
 MAX_SHRUNK = 36
 
 
+@pytest.fixture
+def scratch_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The system's temporary folder for this test: an empty one, which must be empty again at the end."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    yield root
+    assert sorted(root.iterdir()) == []
+
+
+def _rows(campaign: Campaign, out: Path) -> list[dict]:
+    rows, missing = load_rows(campaign, out)
+    assert missing == {}
+    return rows
+
+
 @pytest.fixture(scope="module")
 def spark_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
-    spark_session("local[2]")
     out = tmp_path_factory.mktemp("campaign")
-    stats = run_campaign(CAMPAIGN, out, "local[2]")
+    root = tmp_path_factory.mktemp("tmp")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(tempfile, "tempdir", str(root))
+        stats = run_campaign(CAMPAIGN, out, "local[2]")
     assert (stats.ran, stats.skipped, stats.walks) == (len(CAMPAIGN.tasks()), 0, CAMPAIGN.walks * len(CAMPAIGN.configs))
-    return out, load_rows(CAMPAIGN, out)
+    assert sorted(root.iterdir()) == []  # Spark's scratch is gone
+    assert {p.name for p in out.iterdir()} == LAYOUT - {"report.md", "coverage.png", "violations.png"}  # nothing else
+    return out, _rows(CAMPAIGN, out)
 
 
 def test_safe_configurations_are_clean(spark_campaign: tuple[Path, list[dict]]) -> None:
@@ -74,7 +102,7 @@ def test_report_names_every_configuration_and_no_problem(spark_campaign: tuple[P
     out, rows = spark_campaign
     stats = run_campaign(CAMPAIGN, out, "local[2]")  # everything done: nothing runs again
     assert (stats.ran, stats.skipped, stats.walks) == (0, len(CAMPAIGN.tasks()), 0)
-    report, problems = write_report(CAMPAIGN, load_rows(CAMPAIGN, out), stats, out)
+    report, problems = write_report(CAMPAIGN, _rows(CAMPAIGN, out), stats, out)
     assert problems == []
     text = report.read_text()
     assert all(f"| {name} |" in text for name in CAMPAIGN.configs)
@@ -84,21 +112,68 @@ def test_report_names_every_configuration_and_no_problem(spark_campaign: tuple[P
 
 
 def test_single_process_same_seed_and_resumed_runs_give_identical_rows(spark_campaign: tuple[Path, list[dict]],
-                                                                        tmp_path: Path) -> None:
+                                                                        tmp_path: Path, scratch_root: Path) -> None:
     _, spark_rows = spark_campaign
     # the first 200 walks of two configurations: the same chunks as the module's campaign
     small = Campaign(seed=7, walks=200, length=100, configs=("safe-rocketmq-2p", "unclean-rocketmq-2p"), chunk=100, sample=200)
     expected = [r for r in spark_rows if r["config"] in small.configs and r["walk"] < 200]
     run_campaign(small, tmp_path / "a", "none")
-    assert load_rows(small, tmp_path / "a") == expected  # one process == Spark
-    # a killed campaign: one chunk's output lost; the re-run runs only that chunk and ends the same
-    lost = chunk_dir(tmp_path / "a", "unclean-rocketmq-2p", 1)
-    shutil.rmtree(lost)
+    assert _rows(small, tmp_path / "a") == expected  # one process == Spark
+    # a killed campaign: one chunk's output lost, another's Parquet file cut short; the re-run on Spark runs only
+    # those and ends the same
+    shutil.rmtree(chunk_dir(tmp_path / "a", "unclean-rocketmq-2p", 1))
+    damaged = chunk_dir(tmp_path / "a", "safe-rocketmq-2p", 0) / "part.parquet"
+    damaged.write_bytes(damaged.read_bytes()[:100])
     stats = run_campaign(small, tmp_path / "a", "local[2]")
-    assert (stats.ran, stats.skipped) == (1, 3)
-    assert load_rows(small, tmp_path / "a") == expected
-    with pytest.raises(ValueError, match="seed"):
+    assert (stats.ran, stats.skipped) == (2, 2) and len(stats.repaired) == 1 and "damaged" in stats.repaired[0]
+    assert _rows(small, tmp_path / "a") == expected
+    with pytest.raises(InputError, match="seed: 7 there, 8 here"):
         run_campaign(Campaign(seed=8, walks=200, length=100, configs=small.configs, chunk=100), tmp_path / "a", "none")
+
+
+def test_spark_scratch_is_removed_when_the_campaign_fails(tmp_path: Path, scratch_root: Path) -> None:
+    campaign = Campaign(seed=1, walks=2, length=5, configs=("safe-rocketmq-2p",), chunk=1)
+
+    def interrupted(done: int, total: int) -> None:
+        assert list(scratch_root.iterdir()), "the campaign's scratch folder is where Spark writes"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(campaign, tmp_path / "out", "local[1]", progress=interrupted)
+
+
+def test_the_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> None:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    out = tmp_path / "out"
+    command = [str(Path(sys.executable).parent / "autoswitch"), "simulate", "--walks", "2", "--length", "5", "--configs",
+               "safe-rocketmq-2p", "--master", "local[1]", "--out", str(out)]
+    done = subprocess.run(command, env={**os.environ, "TMPDIR": str(root)}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sorted(root.iterdir()) == []
+    assert {p.name for p in out.iterdir()} == LAYOUT - {"failures"}  # a safe configuration: no failure
+
+
+def test_a_terminated_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> None:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    command = [str(Path(sys.executable).parent / "autoswitch"), "simulate", "--walks", "400", "--length", "100", "--configs",
+               "safe-rocketmq-2p", "--chunk", "10", "--master", "local[1]", "--out", str(tmp_path / "out")]
+    proc = subprocess.Popen(command, env={**os.environ, "TMPDIR": str(root)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while not list(root.glob("autoswitch-spark-*/blockmgr-*")):  # Spark runs the campaign
+        assert proc.poll() is None and time.monotonic() < deadline, "Spark did not start"
+        time.sleep(0.2)
+    proc.terminate()
+    assert proc.wait(timeout=120) != 0
+    assert sorted(root.iterdir()) == []
+
+
+def test_bench_runs_both_sides_and_cleans_up(scratch_root: Path) -> None:
+    campaign = Campaign(seed=1, walks=2, length=5, configs=("safe-rocketmq-2p",), chunk=1)
+    single, spark = bench(campaign, "local[1]")
+    assert (single.master, single.walks, single.ran) == ("none", 2, 2)
+    assert (spark.master, spark.walks, spark.steps) == ("local[1]", 2, single.steps)
 
 
 def test_one_walk_reruns_alone_bit_for_bit(spark_campaign: tuple[Path, list[dict]]) -> None:
@@ -106,14 +181,3 @@ def test_one_walk_reruns_alone_bit_for_bit(spark_campaign: tuple[Path, list[dict
     row = next(r for r in rows if r["config"] == "fast-leader-kip101-2p" and r["status"] != "pass" and r["trace"])
     again = walk_row(CAMPAIGN, grid()[row["config"]], row["walk"], None, set())  # alone, no output folder
     assert again == row and again["seed"] == walk_seed(7, row["config"], row["walk"])
-
-
-def test_configuration_and_weight_errors_name_the_bad_item() -> None:
-    assert [c.name for c in select(["safe-*-3p"])] == ["safe-rocketmq-3p", "safe-hw-3p", "safe-kip101-3p", "safe-kip279-3p"]
-    with pytest.raises(ValueError, match="'nope'"):
-        select(["nope"])
-    assert parse_weights("Crash=5, lost=0.1") == {"Crash": 5.0, "lost": 0.1}
-    with pytest.raises(ValueError, match="'Crsh'"):
-        parse_weights("Crsh=5")
-    with pytest.raises(ValueError, match="'Crash': expected a number"):
-        parse_weights("Crash=many")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.z3.truncation import agrees_with_reference, check, reference_point
 
 BOUND, EPOCHS = 6, 4
@@ -31,3 +32,10 @@ def test_unsafe_policies_have_a_counterexample_the_reference_confirms(policy: st
 def test_encoding_agrees_with_the_reference(policy: str) -> None:
     """The symbolic policies compute the reference's point on 100 distinct inputs each."""
     assert agrees_with_reference(policy, 5, 3, 100) == 100
+
+
+@pytest.mark.parametrize("bound, epochs", [(0, 4), (-1, 4), (6, 0)])
+def test_empty_bounds_are_refused_not_proved(bound: int, epochs: int) -> None:
+    """With no log of one entry every policy was "proved", the unsafe ones too (issue 10: --bound -1)."""
+    with pytest.raises(InputError, match="at least 1"):
+        check("kip101", bound, epochs)

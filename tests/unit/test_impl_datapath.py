@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from autoswitch.impl.commit_log import COMMIT_LOG_FILE, CommitLog, FileCommitLog, open_commit_log
+from autoswitch.impl.commit_log import COMMIT_LOG_FILE, CommitLog, FileCommitLog, encode_record, open_commit_log
 from autoswitch.impl.epoch_file import EPOCH_FILE, CorruptEpochFile, EpochFile
 from autoswitch.impl.storage import FileStorage, MemoryStorage
 from autoswitch.impl.truncation import TRUNCATE as IMPL_TRUNCATE
@@ -157,10 +157,10 @@ def test_file_commit_log_recovers_from_disk(tmp_path: Any) -> None:
     for msg in (1, 2, 3):
         log.append((msg, 1), sync=True)
     log.append((4, 2), sync=False)
-    assert (tmp_path / COMMIT_LOG_FILE).read_text() == "1 1\n2 1\n3 1\n"
+    assert (tmp_path / COMMIT_LOG_FILE).read_bytes() == b"".join(encode_record((m, 1)) for m in (1, 2, 3))
     assert FileCommitLog(FileStorage(str(tmp_path))).entries == [(1, 1), (2, 1), (3, 1)]  # a fresh reader
     log.truncate(2)  # below the flushed prefix: the file is rewritten
-    assert (tmp_path / COMMIT_LOG_FILE).read_text() == "1 1\n2 1\n" and log.flushed == 2
+    assert (tmp_path / COMMIT_LOG_FILE).read_bytes() == encode_record((1, 1)) + encode_record((2, 1)) and log.flushed == 2
     log.append((5, 3), sync=False)
     log.recover()
     assert (log.entries, log.flushed) == ([(1, 1), (2, 1)], 2)

@@ -1,0 +1,38 @@
+"""Where a command writes, checked before it starts work: an output folder or file it cannot write is bad input
+(exit 2, errors.py), not a crash halfway through."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from autoswitch.conformance.errors import InputError
+
+
+def output_folder(path: str | Path, option: str) -> Path:
+    """The folder ``path`` given as ``option`` (e.g. ``--out``), created if missing, once a file could be created in it;
+    else InputError naming the option, the path and the reason (a file there or above it, no permission, a read-only
+    disk)."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{option} {path}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise InputError(f"{option} {path}: cannot create or write this folder ({e.strerror or e})") from None
+    return folder
+
+
+def output_file(path: str | Path, option: str) -> Path:
+    """The file ``path`` given as ``option`` (e.g. ``--report``), to be written or replaced: not a folder or another
+    non-regular file, and its folder as :func:`output_folder` checks it (created if missing)."""
+    file = Path(path)
+    if file.exists() and not file.is_file():
+        raise InputError(f"{option} {path}: exists and is not a regular file")
+    if file.exists() and not os.access(file, os.W_OK):
+        raise InputError(f"{option} {path}: not writable")
+    output_folder(file.parent, f"{option} {path}: its folder")
+    return file

@@ -1,0 +1,25 @@
+"""``autoswitch bench``: the command-line table's rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_cases import Case, run_case
+
+TINY = ("--walks", "2", "--length", "5", "--rounds", "1")
+
+CASES = [
+    Case("bench-controller", ("bench", *TINY, "--processes", "2", "--seed", "3"), 0, "steps/s"),
+    Case("bench-data-with-variables", ("bench", *TINY, "--data", "--with-variables"), 0, "data-path corpus"),
+    Case("bench-zero-walks", ("bench", "--walks", "0"), 2, "--walks"),
+    Case("bench-zero-processes", ("bench", *TINY, "--processes", "0"), 2, "--processes"),
+    Case("bench-negative-length", ("bench", "--walks", "1", "--length", "-1"), 2, "--length"),
+    Case("bench-zero-rounds", ("bench", "--walks", "1", "--length", "2", "--rounds", "0"), 2, "--rounds"),
+    Case("bench-seed-not-a-number", ("bench", *TINY, "--seed", "x"), 2, "--seed"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_cli(case: Case, tmp_path: Path) -> None:
+    run_case(case, tmp_path)
