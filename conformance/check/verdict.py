@@ -30,6 +30,7 @@ class CheckVerdict:
     config: str
     expects: str  # "ok" | "violation"
     result: CheckResult
+    source: Path  # the .cfg file checked (TLC checks the same file)
     trace: Path | None = None  # the counterexample, written as an ITF trace
     replays: tuple[Result, ...] = ()
     tlc: ConfigCheck | None = None
@@ -74,7 +75,7 @@ def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callabl
     (``replay``) replayed on every engine."""
     spec = checker.spec
     result = checker.run(on_progress, every=every)
-    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result)
+    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result, spec.source)
     if result.violation is None:
         return verdict
     path = path_under(out, f"{spec.name}.itf.json")
@@ -86,4 +87,4 @@ def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callabl
 
 def compare_with_tlc(verdict: CheckVerdict, out: Path) -> CheckVerdict:
     """The verdict with TLC's run of the same configuration beside it (its log under ``OUT/tlc``)."""
-    return attrs.evolve(verdict, tlc=check_with_tlc(verdict.config, out / "tlc"))
+    return attrs.evolve(verdict, tlc=check_with_tlc(verdict.source, out / "tlc"))

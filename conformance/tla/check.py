@@ -129,7 +129,7 @@ def skipped(configs: list[str], tool: str, reason: str) -> list[ConfigCheck]:
     return [ConfigCheck(c, tool, expected_verdict(c), SKIPPED, problem=reason) for c in configs]
 
 
-def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
+def check_with_tlc(config: str | Path, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
     """TLC on spec/CONFIG.cfg (or the .cfg file CONFIG names); a counterexample is imported to
     ``OUT/<name>/counterexample.itf.json`` and replayed."""
     cfg = load_spec_config(config)
@@ -160,7 +160,7 @@ def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float |
     return ConfigCheck(**common, traces=(_check_trace(path, imported.meta.get("expect")),))
 
 
-def check_with_apalache(config: str, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,
+def check_with_apalache(config: str | Path, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,
                         timeout: float | None = None) -> ConfigCheck:
     """Apalache (``check`` or ``simulate``) on CONFIG's constants and invariants; its ITF traces are
     imported and replayed. Apalache checks INVARIANTS only (the cfg's PROPERTIES are not passed) and has

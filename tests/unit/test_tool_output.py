@@ -327,3 +327,16 @@ def test_check_counterexample_is_written_under_out_only(tmp_path: Path) -> None:
     run = CliRunner().invoke(main, ["check", "MC_neg_shortcut", "--out", str(out), "--no-replay"])
     assert run.exit_code != 0 and outside.read_text() == "precious"
     assert isinstance(run.exception, InputError) or run.exit_code == 2, run.output
+
+
+def test_check_tlc_runs_the_configuration_file_given(tools: Path, tmp_path: Path) -> None:
+    """``check PATH.cfg --tlc``: TLC checks that file (not spec/NAME.cfg) and its counts are compared."""
+    x = tmp_path / "x"
+    x.mkdir()
+    shutil.copy(CHECKOUT_SPEC_DIR / "MC_data.tla", x)
+    tiny = (CHECKOUT_SPEC_DIR / "MC_data_reg1.cfg").read_text().replace("MaxEpoch = 2", "MaxEpoch = 1").replace("MaxMsgs = 1", "MaxMsgs = 0")
+    (x / "MC_tiny.cfg").write_text(tiny)
+    fake_tool(tools, "java", TLC_OK.replace("34661 distinct", "1304 distinct").replace("is 15.", "is 11."), 0)
+    run = CliRunner().invoke(main, ["check", str(x / "MC_tiny.cfg"), "--tlc", "--out", str(tmp_path / "out")])
+    assert run.exit_code == 0 and "yes" in run.output, run.output
+    assert (tmp_path / "out" / "tlc" / "MC_tiny" / "tlc.log").is_file()
