@@ -12,7 +12,7 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
-from autoswitch.conformance.check.outpaths import path_under
+from autoswitch.conformance.check.outpaths import file_under
 from autoswitch.conformance.check.specconfig import load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
@@ -71,15 +71,14 @@ def load_checker(name: str, symmetry: bool) -> Checker:
 
 def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callable[[Progress], None] | None = None,
                  every: float = 2.0) -> CheckVerdict:
-    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` (path_under: inside OUT) and
+    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` (file_under: inside OUT) and
     (``replay``) replayed on every engine."""
     spec = checker.spec
     result = checker.run(on_progress, every=every)
     verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result, spec.source)
     if result.violation is None:
         return verdict
-    path = path_under(out, f"{spec.name}.itf.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = file_under(out, f"{spec.name}.itf.json")
     write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states))
     replays = tuple(replay_file(str(path), engine) for engine in KINDS) if replay else ()
     return attrs.evolve(verdict, trace=path, replays=replays)

@@ -3,7 +3,7 @@ found as replayable traces and replay them on the reference and the implementati
 
 Per configuration NAME (spec/NAME.cfg, or the path of a NAME.cfg: specconfig.config_path) everything goes to
 ``OUT/NAME/``, NAME being the file's checked stem, and every path written is checked to stay inside OUT
-(outpaths.path_under):
+(outpaths.path_under, file_under, folder_under):
 - TLC: ``tlc.log`` (TLC's output) and, for a counterexample, ``counterexample.itf.json``;
 - Apalache: ``apalache.log``, ``spec/`` (the modules and ``APA_NAME.tla`` with the config's constants),
   ``out/`` and ``run/`` (Apalache's own output), ``counterexample.itf.json`` (its ``violation1``) and,
@@ -30,7 +30,7 @@ from pathlib import Path
 from attrs import asdict, frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.check.outpaths import path_under
+from autoswitch.conformance.check.outpaths import file_under, folder_under
 from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
 from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
 from autoswitch.conformance.tla.run import (
@@ -106,17 +106,14 @@ class ConfigCheck:
 
 
 def _fresh_folder(out: Path, config: str) -> Path:
-    """``OUT/CONFIG`` (inside OUT: path_under) emptied of an earlier run's files."""
-    folder = path_under(out, config)
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("tlc.log", "apalache.log"):
-        (folder / name).unlink(missing_ok=True)
-    for f in folder.glob("*.itf.json"):
-        f.unlink()
-    for sub in ("spec", "out", "run"):
-        if (folder / sub).is_symlink():  # a link is removed, never followed
-            (folder / sub).unlink()
-        shutil.rmtree(folder / sub, ignore_errors=True)
+    """``OUT/CONFIG`` (inside OUT: folder_under) emptied of an earlier run's files."""
+    folder = folder_under(out, config)
+    tool_folders = [folder / sub for sub in ("spec", "out", "run")]
+    for path in [folder / "tlc.log", folder / "apalache.log", *folder.glob("*.itf.json"), *tool_folders]:
+        if path.is_symlink() or path.is_file():  # a link is removed, never followed
+            path.unlink()
+        elif path in tool_folders and path.is_dir():  # any other folder in the way is refused when written (file_under)
+            shutil.rmtree(path)
     return folder
 
 
@@ -138,7 +135,7 @@ def check_with_tlc(config: str | Path, out: Path, *, workers: int = 1, timeout: 
         return skipped([config], "tlc", tlc_missing_reason())[0]
     folder = _fresh_folder(out, config)
     result = run_tlc(cfg.source.parent / f"{cfg.module}.tla", cfg.source, workers=workers, timeout=timeout)
-    log = path_under(folder, "tlc.log")
+    log = file_under(folder, "tlc.log")
     log.write_text(result.output)
     common = dict(config=config, tool="tlc", expected=expected_verdict(config), verdict=result.verdict,
                   violated=result.violated, distinct_states=result.distinct_states, depth=result.depth,
@@ -156,7 +153,7 @@ def check_with_tlc(config: str | Path, out: Path, *, workers: int = 1, timeout: 
     except (TlcTraceError, TraceImportError) as e:
         return ConfigCheck(**{**common, "verdict": ERROR},
                            problem=f"TLC reports {result.violated} violated but its trace cannot be read, no verdict: {log}: {e}")
-    path = imported.write(path_under(folder, COUNTEREXAMPLE))
+    path = imported.write(file_under(folder, COUNTEREXAMPLE))
     return ConfigCheck(**common, traces=(_check_trace(path, imported.meta.get("expect")),))
 
 
@@ -172,7 +169,7 @@ def check_with_apalache(config: str | Path, out: Path, *, mode: str = "check", l
     folder = _fresh_folder(out, config)
     result = run_apalache(cfg.source.parent, config, cfg.module, cfg.constants, folder, length=length,
                           invariants=cfg.invariants, init=cfg.init, mode=mode, max_run=max_run, timeout=timeout)
-    log = path_under(folder, "apalache.log")
+    log = file_under(folder, "apalache.log")
     log.write_text(result.output)
     common = dict(config=config, tool=f"apalache {mode}", expected=expected_verdict(config), verdict=result.verdict,
                   violated=result.violated, depth=length, seconds=result.seconds, folder=str(folder))
@@ -213,7 +210,7 @@ def import_apalache_traces(run_dir: Path, folder: Path, cfg: SpecConfig, violate
             imported = import_states(apalache_states(source), cfg, tool=tool, violation=violated if is_violation else None)
         except TraceImportError as e:
             raise TraceImportError(str(e) if str(e).startswith(str(source)) else f"{source}: {e}") from None
-        target = path_under(folder, COUNTEREXAMPLE if is_violation else source.name)
+        target = file_under(folder, COUNTEREXAMPLE if is_violation else source.name)
         imported.write(target)
         violations += is_violation
         written.append((target, imported.meta.get("expect")))
@@ -221,7 +218,7 @@ def import_apalache_traces(run_dir: Path, folder: Path, cfg: SpecConfig, violate
 
 
 def write_report(out: Path, checks: list[ConfigCheck]) -> Path:
-    path = path_under(out, "report.json")
+    path = file_under(out, "report.json")
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([c.to_json() for c in checks], indent=1) + "\n")
     return path

@@ -340,3 +340,17 @@ def test_check_tlc_runs_the_configuration_file_given(tools: Path, tmp_path: Path
     run = CliRunner().invoke(main, ["check", str(x / "MC_tiny.cfg"), "--tlc", "--out", str(tmp_path / "out")])
     assert run.exit_code == 0 and "yes" in run.output, run.output
     assert (tmp_path / "out" / "tlc" / "MC_tiny" / "tlc.log").is_file()
+
+
+def test_what_is_in_the_way_of_an_output_file_is_refused(tools: Path, tmp_path: Path) -> None:
+    """A folder where ``OUT/CONFIG/counterexample.itf.json`` or ``OUT/NAME.itf.json`` goes: bad input, not a crash."""
+    (tmp_path / "out" / "MC_data").mkdir(parents=True)
+    (tmp_path / "out" / "MC_data" / "tlc.log").mkdir()  # an earlier run's log is removed, a folder is not a log
+    (tmp_path / "out" / "MC_data" / "tlc.log" / "x").write_text("precious")
+    fake_tool(tools, "java", TLC_OK, 0)
+    with pytest.raises(InputError, match="tlc.log: exists and is not a regular file"):
+        check_with_tlc("MC_data", tmp_path / "out")
+    assert (tmp_path / "out" / "MC_data" / "tlc.log" / "x").read_text() == "precious"
+    (tmp_path / "out" / "MC_neg_shortcut.itf.json").mkdir()
+    run = CliRunner().invoke(main, ["check", "MC_neg_shortcut", "--no-replay", "--out", str(tmp_path / "out")])
+    assert run.exit_code == 2 and "MC_neg_shortcut.itf.json: exists and is not a regular file" in run.output, run.output
