@@ -20,8 +20,8 @@ from rich.table import Table
 
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
-from autoswitch.conformance.paths import output_folder
-from autoswitch.conformance.trace.replay import replay_file, trace_files
+from autoswitch.conformance.paths import output_file, output_folder
+from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
 # Text from the user (paths, configuration names, trace contents) is printed as it is: markup off everywhere.
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
@@ -120,10 +120,12 @@ def main(debug: bool) -> None:
 @click.option("--report", type=click.Path(dir_okay=False, writable=True), help="Write a JSON report here.")
 @click.option("--quiet", is_flag=True, help="Print only failures and the summary.")
 def replay(paths: tuple[str, ...], against: str, report: str | None, quiet: bool) -> None:
-    """Replay ITF traces (files or folders) and compare every step.
-
-    Exits 1 if any trace diverges, violates an invariant it does not expect, or is malformed; every
-    other trace still runs."""
+    """Replay ITF traces (files or folders) and compare every step. Every trace runs; the exit code
+    says the worst: 0 every trace passes; 1 a verdict failed (a divergence, a violation the trace does
+    not expect, a missing one); 2 no verdict failed but a trace is malformed (bad input), or a usage
+    error (an unwritable --report); 3 an engine raised (an internal error: please report it)."""
+    if report:
+        output_file(report, "--report")
     files = trace_files(list(paths))
     engines = list(KINDS) if against == "both" else [against]
     if not files:
@@ -143,7 +145,7 @@ def replay(paths: tuple[str, ...], against: str, report: str | None, quiet: bool
     if report:
         Path(report).write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
         console.print(f"report written to {report}")
-    sys.exit(0 if all(r.ok for r in results) else 1)
+    sys.exit(replay_exit_code(results))
 
 
 def _summary(results: list, engines: list[str]) -> None:
@@ -574,3 +576,71 @@ def _cores(master: str) -> int:
     if not m:
         return 1
     return os.cpu_count() or 1 if m.group(1) == "*" else int(m.group(1))
+
+
+@main.command()
+@click.option("--inputs", default=10_000, show_default=True, type=click.IntRange(min=1), help="Mutated traces to replay.")
+@click.option("--seed", default=1, show_default=True, help="Seed: input i of seed s is the same bytes on every run.")
+@click.option("--corpus", default="traces", show_default=True, type=click.Path(exists=True, file_okay=False),
+              help="The traces to mutate (every *.json under it).")
+@click.option("--out", default="fuzz-out", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for the inputs that break the contract (checked writable before work; a new one left empty is removed).")
+@click.option("--only", type=click.IntRange(min=0), default=None, help="Replay only input INDEX of the seed and print its results.")
+def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> None:
+    """Replay mutated copies of the corpus on both engines (conformance/trace/fuzz.py): no crash, no
+    ERROR, the engines agree, and no mutation that must be refused passes. Exits 0 if every input keeps
+    that contract, 1 if one breaks it (each such input is written under --out, and the command that
+    replays one is printed), 2 on bad usage."""
+    import tempfile
+
+    from autoswitch.conformance.trace.fuzz import fuzz as run_fuzz
+
+    folder = Path(out)
+    existed = folder.exists()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as e:
+        raise click.BadParameter(f"cannot write in {out}: {e.strerror or e}", param_hint="--out") from None
+    sources = [Path(f) for f in trace_files([corpus])]
+    if not sources:
+        raise click.UsageError(f"no trace files (*.json) under {corpus}")
+    indices = [only] if only is not None else range(inputs)
+    rows: Counter = Counter()
+    broken = []
+    with tempfile.TemporaryDirectory(prefix="autoswitch-fuzz-") as scratch, \
+            Progress(TextColumn("fuzz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                     transient=True, disable=len(indices) < 50) as progress:
+        task = progress.add_task("", total=len(indices))
+        for outcome in run_fuzz(sources, seed, indices, Path(scratch)):
+            status = outcome.results[0].status if outcome.results else "raised"
+            rows[(outcome.case.mutation, "broken" if outcome.broken else status)] += 1
+            if only is not None:
+                for result in outcome.results:
+                    console.print(result.describe())
+            if outcome.broken:
+                broken.append(outcome)
+                (folder / f"seed-{seed}-input-{outcome.case.index}.itf.json").write_text(outcome.case.text)
+                console.print(f"input {outcome.case.index} ({outcome.case.mutation} of {outcome.case.source}): {outcome.broken}",
+                              style="bold red")
+            progress.update(task, advance=1)
+    _fuzz_table(rows, len(indices), seed)
+    if not broken and not existed:
+        folder.rmdir()  # made only to check it could be written
+    if broken:
+        first = broken[0].case.index
+        console.print(f"{len(broken)} input(s) broke the contract, written under {out}; replay one with: "
+                      f"autoswitch fuzz --seed {seed} --corpus {corpus} --only {first}")
+        sys.exit(1)
+
+
+def _fuzz_table(rows: Counter, inputs: int, seed: int) -> None:
+    outcomes = sorted({outcome for _, outcome in rows})
+    table = Table(title=f"fuzz: {inputs} inputs, seed {seed}")
+    for column in ("mutation", "inputs", *outcomes):
+        table.add_column(column, justify="left" if column == "mutation" else "right")
+    for mutation in sorted({m for m, _ in rows}):
+        counts = [rows[(mutation, o)] for o in outcomes]
+        table.add_row(mutation, str(sum(counts)), *map(str, counts))
+    table.add_row("all", str(inputs), *(str(sum(n for (_, o), n in rows.items() if o == outcome)) for outcome in outcomes))
+    console.print(table)

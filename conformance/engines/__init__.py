@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import attrs
 from attrs import frozen
 
+from autoswitch.conformance.trace.validate import MAX_PROCESSES, NAME
 from autoswitch.reference import Options, cluster
 from autoswitch.reference.truncation import POLICIES
 
@@ -43,6 +44,12 @@ def spec_constant(option: str) -> str:
 # whose default is a set is a list in #meta
 OPTION_FIELDS = {camel(f.name): f.name for f in attrs.fields(Options) if f.name != "policy"}
 SET_OPTIONS = frozenset(name for name, f in OPTION_FIELDS.items() if isinstance(getattr(Options(), f), frozenset))
+# every int option's range (a new int option needs a row: the import fails without one)
+OPTION_RANGES = {"minInSyncReplicas": (1, MAX_PROCESSES), "inSyncReplicas": (1, MAX_PROCESSES)}
+_INT_OPTIONS = {name for name, f in OPTION_FIELDS.items() if type(getattr(Options(), f)) is int}
+if _INT_OPTIONS != set(OPTION_RANGES):
+    raise ImportError(f"OPTION_RANGES must give the range of exactly the int options {sorted(_INT_OPTIONS)}")
+MAX_ADDRESS = 256  # characters of an address
 
 
 @frozen
@@ -63,36 +70,79 @@ class Config:
         }
 
 
-def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
-    """The config a trace's ``#meta`` describes, or ``(None, field, problem)``. Absent options keep
-    their defaults (the safe settings)."""
-    processes = meta.get("processes", {})
-    if not isinstance(processes, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in processes.items()):
-        return None, "#meta.processes", "must map process names to address strings"
+def _name_problem(name: Any, what: str) -> str | None:
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        return f"a {what} name is 1 to 32 of A-Z a-z 0-9 _ - (it may name a folder); got {show_name(name)}"
+    return None
+
+
+def show_name(name: Any) -> str:
+    """A name from a trace for a message: its repr, cut, with control characters escaped by repr."""
+    text = repr(name)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def processes_problem(processes: Any) -> str | None:
+    """What is wrong with ``#meta.processes`` (process name -> first address), or None."""
+    if not isinstance(processes, dict):
+        return "must map process names to address strings"
+    if len(processes) > MAX_PROCESSES:
+        return f"{len(processes)} processes: a trace declares at most {MAX_PROCESSES}"
+    for name, addr in processes.items():
+        problem = _name_problem(name, "process")
+        if problem:
+            return problem
+        if not isinstance(addr, str) or len(addr) > MAX_ADDRESS:
+            return f"the address of {name!r} is a string of at most {MAX_ADDRESS} characters; got {show_name(addr)}"
+    return None
+
+
+def options_from_meta(meta: Mapping[str, Any], processes: Mapping[str, str]) -> tuple[Options | None, str, str]:
+    """The ``Options`` of ``#meta.policy`` and ``#meta.options``, or ``(None, field, problem)``. Absent options
+    keep their defaults (the safe settings); bool options are bools, int options within
+    :data:`OPTION_RANGES`, set options lists of distinct names of declared processes."""
     options = meta.get("options", {})
     if not isinstance(options, dict):
         return None, "#meta.options", "must be an object"
     unknown = set(options) - set(OPTION_FIELDS)
     if unknown:
-        return None, "#meta.options", f"unknown option(s) {sorted(unknown)}; known: {', '.join(OPTION_FIELDS)}"
+        return None, "#meta.options", f"unknown option(s) {sorted(map(show_name, unknown))}; known: {', '.join(OPTION_FIELDS)}"
     defaults = attrs.asdict(Options())
     values: dict[str, Any] = {}
     for name, value in options.items():
-        field = OPTION_FIELDS[name]
+        field, where = OPTION_FIELDS[name], f"#meta.options.{name}"
         if name in SET_OPTIONS:
-            if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-                return None, f"#meta.options.{name}", "must be a list of process names"
+            if not isinstance(value, list) or not all(isinstance(x, str) for x in value) or len(set(value)) != len(value):
+                return None, where, "must be a list of distinct process names"
+            strangers = [x for x in value if x not in processes]
+            if strangers:
+                return None, where, f"{show_name(strangers[0])} is not a process of #meta.processes"
             value = frozenset(value)
         elif type(value) is not type(defaults[field]):
-            return None, f"#meta.options.{name}", f"must be a {type(defaults[field]).__name__}"
+            return None, where, f"must be a {type(defaults[field]).__name__}, got {show_name(value)}"
+        elif name in OPTION_RANGES and not OPTION_RANGES[name][0] <= value <= OPTION_RANGES[name][1]:
+            low, high = OPTION_RANGES[name]
+            return None, where, f"must be in {low}..{high}, got {value}"
         values[field] = value
     policy = meta.get("policy", "rocketmq")
     if policy not in POLICIES:
         return None, "#meta.policy", f"must be one of {', '.join(POLICIES)}"
+    return Options(policy=policy, **values), "", ""
+
+
+def config_from_meta(meta: Mapping[str, Any]) -> tuple[Config | None, str, str]:
+    """The config a trace's ``#meta`` describes, or ``(None, field, problem)``."""
+    processes = meta.get("processes", {})
+    problem = processes_problem(processes)
+    if problem:
+        return None, "#meta.processes", problem
+    options, field, problem = options_from_meta(meta, processes)
+    if options is None:
+        return None, field, problem
     problem = broker_sets_problem(meta)
     if problem:
         return None, "#meta.brokerSets", problem
-    return Config(processes, Options(policy=policy, **values), meta.get("brokerSets")), "", ""
+    return Config(processes, options, meta.get("brokerSets")), "", ""
 
 
 def broker_sets_problem(meta: Mapping[str, Any]) -> str | None:
@@ -102,6 +152,12 @@ def broker_sets_problem(meta: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(sets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in sets.items()):
         return "must map brokerNames to clusterNames"
+    if len(sets) > MAX_PROCESSES:
+        return f"{len(sets)} broker sets: a trace declares at most {MAX_PROCESSES}"
+    for broker, cluster_name in sets.items():
+        problem = _name_problem(broker, "broker") or _name_problem(cluster_name, "cluster")
+        if problem:
+            return problem
     if sets.get(cluster.DEFAULT_BROKER) != cluster.DEFAULT_CLUSTER:
         return f"must hold the default set {cluster.DEFAULT_BROKER!r}: {cluster.DEFAULT_CLUSTER!r}"
     return None

@@ -22,6 +22,8 @@ from typing import Any
 
 from autoswitch.conformance.trace.itf import Trace, TraceError
 from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
+from autoswitch.conformance.trace.validate import MAX_FILES
+from autoswitch.conformance.trace.vocabulary import same
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
@@ -267,11 +269,11 @@ def _run_epoch_file(trace: Trace, engine_name: str, cache: ReferenceCache | Impl
             returns = EPOCH_FILE_OPS[action["tag"]][1]
             got = _answer(returns, cache.run(action["tag"], action))
             for key, want in state.get("outcome", {}).items():
-                if got.get(key, _ABSENT) != want:
+                if not same(want, got.get(key, _ABSENT)):
                     return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), f"{action['tag']} answered differently{note}")
         view = cache.view()
         for name in ("entries", "file"):
-            if name in state and state[name] != view[name]:
+            if name in state and not same(state[name], view[name]):
                 return _diverge(trace, engine_name, i, name, state[name], view[name], f"{name} differ after {action['tag']}{note}")
     return None
 
@@ -341,10 +343,10 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
     pre, after = trace.states
     got, post = handshake(engine_name, policy, {name: pre[name] for name in HANDSHAKE_INPUTS})
     for key, want in after["outcome"].items():
-        if got.get(key, _ABSENT) != want:
+        if not same(want, got.get(key, _ABSENT)):
             return _diverge(trace, engine_name, 1, f"outcome.{key}", want, got.get(key, _ABSENT), f"{policy} answered differently")
     for name, value in post.items():
-        if name in after and after[name] != value:
+        if name in after and not same(after[name], value):
             return _diverge(trace, engine_name, 1, name, after[name], value, f"{name} differs after the Handshake")
     return Result(trace.path, engine_name, PASS, 2, 2)
 
@@ -354,12 +356,14 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
 RETENTION_OPS = {"DeleteFilesBelow": {"offset": INT}, "StartTransfer": {"syncFromLastFile": BOOL}}
 RETENTION_FIELDS = ("action", "outcome", "leo", "epochs", "files", "minOffset", "entries")
 TRANSFER_CODES = ("OK", retention.NO_DATA, retention.NO_EPOCH)
+JAVA_INT_MAX = 2**31 - 1
 
 
 def _validate_retention(trace: Trace) -> int:
     size = trace.meta.get("fileSize")
-    if not _is_int(size) or size <= 0:
-        raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int > 0, got {size!r}")
+    if not _is_int(size) or not 0 < size <= JAVA_INT_MAX:
+        raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int in 1..{JAVA_INT_MAX} "
+                         f"(mappedFileSizeCommitLog is a Java int), got {show(size)}")
     for i, state in enumerate(trace.states):
         _check_vars(trace, i, state, RETENTION_FIELDS if i == 0 else RETENTION_FIELDS[:2] + RETENTION_FIELDS[4:])
         action = _check_tag(trace, i, state, RETENTION_OPS)
@@ -370,6 +374,8 @@ def _validate_retention(trace: Trace) -> int:
             if not (isinstance(action[name], bool) if kind == BOOL else _is_int(action[name])):
                 raise TraceError(trace.path, i, f"action.{name}", f"expected {kind}, got {show(action[name])}")
         outcome = state.get("outcome", {})
+        if not isinstance(outcome, Mapping):
+            raise TraceError(trace.path, i, "outcome", "must be a record")
         allowed = {"code", "fromOffset", "entry"} if action["tag"] == "StartTransfer" else set()
         for key in outcome:
             if key not in allowed:
@@ -377,12 +383,14 @@ def _validate_retention(trace: Trace) -> int:
         if "code" in outcome and outcome["code"] not in TRANSFER_CODES:
             raise TraceError(trace.path, i, "outcome.code", f"one of {', '.join(TRANSFER_CODES)}")
         if "fromOffset" in outcome and not _is_int(outcome["fromOffset"]):
-            raise TraceError(trace.path, i, "outcome.from", "an offset (int)")
+            raise TraceError(trace.path, i, "outcome.fromOffset", "an offset (int)")
         if "entry" in outcome and (outcome.get("code") != "OK" or _entry_problem(outcome["entry"])):
             raise TraceError(trace.path, i, "outcome.entry", "an entry record, given only with code 'OK'")
     pre = trace.states[0]
     if not _is_int(pre.get("leo")) or pre["leo"] < 0:
         raise TraceError(trace.path, 0, "leo", "the master's max offset: an int >= 0")
+    if -(-pre["leo"] // size) > MAX_FILES:
+        raise TraceError(trace.path, 0, "leo", f"{pre['leo']} messages in files of {size} make more than {MAX_FILES} files")
     problem = _pairs_problem(pre.get("epochs"))
     if problem or not epoch_file.well_formed(tuple(pre["epochs"]), pre["leo"]):
         raise TraceError(trace.path, 0, "epochs", problem or "not EpochFileWellFormed against the LEO")
@@ -445,11 +453,11 @@ def replay_retention(trace: Trace, engine_name: str) -> Result:
             code, start, entry = log.start(action["syncFromLastFile"])
             got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry, strict=True))} if entry else {})}
             for key, want in state.get("outcome", {}).items():
-                if got.get(key, _ABSENT) != want:
+                if not same(want, got.get(key, _ABSENT)):
                     return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), "the transfer starts elsewhere")
         view = log.view()
         for name in ("files", "minOffset", "entries"):
-            if name in state and state[name] != view[name]:
+            if name in state and not same(state[name], view[name]):
                 return _diverge(trace, engine_name, i, name, state[name], view[name], f"{name} differ after {action['tag']}")
     n = len(trace.states)
     return Result(trace.path, engine_name, PASS, n, n)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from autoswitch.conformance.engines import config_from_meta, make_engine
-from autoswitch.conformance.trace.itf import TraceError, load_trace
-from autoswitch.conformance.trace.replay import show
+from autoswitch.conformance.engines import make_engine
+from autoswitch.conformance.trace.itf import TraceError, load_trace, printable
+from autoswitch.conformance.trace.replay import show, validate_walk
+from autoswitch.conformance.trace.vocabulary import DISABLED, same
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
 
@@ -30,14 +31,20 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> Iterator[str]:
 
 
 def explain(path: str) -> Iterator[str]:
-    """Lines describing the trace at ``path`` as the reference model runs it."""
+    """Lines describing the trace at ``path`` as the reference model runs it, each :func:`printable`.
+    The trace is validated as replay validates a walk before the first line; a step the model does not
+    enable, where the trace does not say DISABLED, raises ``TraceError`` there: the trace is not a run of
+    the model (``autoswitch replay`` reports it as a divergence)."""
+    for line in _explain(path):
+        yield printable(line)
+
+
+def _explain(path: str) -> Iterator[str]:
     trace = load_trace(path)
     if "kind" in trace.meta:
-        raise TraceError(path, None, "#meta.kind", f"a {trace.meta['kind']!r} trace is not a walk "
+        raise TraceError(path, None, "#meta.kind", f"a {show(trace.meta['kind'])} trace is not a walk "
                          f"from Init: `autoswitch replay {path}` checks it")
-    config, field, problem = config_from_meta(trace.meta)
-    if config is None:
-        raise TraceError(path, None, field, problem)
+    config, _ = validate_walk(trace)
     yield f"{path}: {trace.meta.get('description', '')}"
     yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
     engine = make_engine("reference", config)
@@ -49,7 +56,10 @@ def explain(path: str) -> Iterator[str]:
         try:
             outcome = engine.step(action)
         except NotEnabled as e:
-            yield f"{i:3d} {action['tag']}({params}) -> not enabled: {e}"
+            if not same(state.get("outcome"), {"code": DISABLED}):
+                raise TraceError(path, i, "action", f"{action['tag']}({params}) is not enabled here: {e}; the trace is not a run "
+                                 f"of the model (`autoswitch replay {path}` shows where it diverges)") from None
+            yield f"{i:3d} {action['tag']}({params}) -> not enabled ({DISABLED}, as the trace says): {e}"
             continue
         answer = ", ".join(f"{k}={show(v)}" for k, v in outcome.items() if k != "code")
         yield f"{i:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")

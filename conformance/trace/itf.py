@@ -17,17 +17,26 @@ from attrs import frozen
 from itf_py.itf import ImmutableDict, ImmutableList, value_from_json, value_to_json
 
 from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_json, check_value, read_json
 
 RECORD_VARS = ("action", "outcome")  # carried by every state, records rather than functions
 
 
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: every character that is not printable (ESC, CR, the other C0 and C1
+    controls, DEL, bidi overrides) written as its Python escape, e.g. ``\\x1b``. Rich markup such as
+    ``[bold]`` stays literal text: the command line prints with markup off."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class TraceError(InputError):
-    """A malformed trace: names the file, the state index (None for the header) and the field."""
+    """A malformed trace: names the file, the state index (None for the header) and the field. The
+    message is :func:`printable`; the attributes are as given."""
 
     def __init__(self, path: str, state: int | None, field: str, message: str):
         self.path, self.state, self.field, self.message = path, state, field, message
         where = "header" if state is None else f"state {state}"
-        super().__init__(f"{path}: {where}: field {field!r}: {message}")
+        super().__init__(printable(f"{path}: {where}: field {field!r}: {message}"))
 
 
 @frozen
@@ -112,39 +121,71 @@ def write_trace(path: str | Path, meta: Mapping[str, Any], states: list[Mapping[
     Path(path).write_text(dumps_trace(meta, states))
 
 
+TOP_KEYS = ("#meta", "params", "vars", "states", "loop")  # ADR-015's fields of a trace
+
+
+def _field(where: str) -> str:
+    """The field a location names: its record fields, up to the first ITF structure or index
+    (``/action/brokerId`` -> ``action.brokerId``, ``/log/#map/0/1`` -> ``log``)."""
+    parts = where.lstrip("/").split("/")
+    end = next((i for i, p in enumerate(parts) if i and (p.startswith("#") or p.isdigit())), len(parts))
+    return ".".join(parts[:end])
+
+
 def load_trace(path: str | Path) -> Trace:
-    """Read and decode an ITF file; every structural problem raises ``TraceError`` with its location."""
+    """Read and decode an ITF file strictly (:mod:`~autoswitch.conformance.trace.validate`); every
+    problem raises ``TraceError`` with its location."""
     name = str(path)
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(name, None, "<file>", f"cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise TraceError(name, None, "<json>", f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        doc = read_json(path)
+    except Problem as e:
+        raise TraceError(name, None, e.where, e.message) from None
     if not isinstance(doc, dict):
         raise TraceError(name, None, "<root>", "the document is not a JSON object")
+    try:
+        check_json({k: v for k, v in doc.items() if k != "states"})
+    except Problem as e:
+        raise TraceError(name, None, _field(e.where), str(e)) from None
+    unknown = sorted(set(doc) - set(TOP_KEYS))
+    if unknown:
+        raise TraceError(name, None, unknown[0], f"not a field of an ITF trace; known: {', '.join(TOP_KEYS)}")
     meta = doc.get("#meta", {})
     if not isinstance(meta, dict):
         raise TraceError(name, None, "#meta", "must be an object")
+    if not isinstance(doc.get("params", []), list) or not isinstance(doc.get("loop", 0), int):
+        raise TraceError(name, None, "params" if not isinstance(doc.get("params", []), list) else "loop",
+                         "'params' is a list and 'loop' an index")
     declared = doc.get("vars")
-    if not isinstance(declared, list) or not all(isinstance(v, str) for v in declared):
-        raise TraceError(name, None, "vars", "must be a list of variable names")
+    if not isinstance(declared, list) or not all(isinstance(v, str) for v in declared) or len(set(declared)) != len(declared):
+        raise TraceError(name, None, "vars", "must be a list of distinct variable names")
     raw_states = doc.get("states")
     if not isinstance(raw_states, list) or not raw_states:
         raise TraceError(name, None, "states", "must be a non-empty list")
+    if len(raw_states) > MAX_STATES:
+        raise TraceError(name, None, "states", f"{len(raw_states)} states: a trace has at most {MAX_STATES}")
     states = []
     for i, raw in enumerate(raw_states):
         if not isinstance(raw, dict):
             raise TraceError(name, i, "<state>", "a state must be a JSON object")
+        duplicate = getattr(raw, "duplicate", None)
+        if duplicate is not None:
+            raise TraceError(name, i, str(duplicate), "the field appears twice in the state")
         values = {}
         for field, encoded in raw.items():
-            if field == "#meta":
-                continue
-            if field not in declared:
+            if field != "#meta" and field not in declared:
                 raise TraceError(name, i, field, "variable not declared in 'vars'")
             try:
-                values[field] = decode(encoded)
-            except Exception as e:  # itf-py raises assorted errors on malformed values
-                raise TraceError(name, i, field, f"malformed ITF value: {e}") from None
+                (check_json if field == "#meta" else check_value)(encoded, f"/{field}")
+            except Problem as e:
+                raise TraceError(name, i, _field(e.where), str(e)) from None
+            record = isinstance(encoded, dict) and not any(k.startswith("#") for k in encoded)
+            if field != "#meta" and (field in RECORD_VARS) != record:
+                raise TraceError(name, i, field, "a record (a JSON object)" if field in RECORD_VARS else
+                                 "a function is a #map (a record is only the action and the outcome)")
+            if field != "#meta":
+                try:
+                    values[field] = decode(encoded)
+                except (TypeError, ValueError) as e:  # a gap in validate.py: still bad input, named
+                    raise TraceError(name, i, field, f"malformed ITF value: {e}") from None
         states.append(values)
-    return Trace(name, meta, tuple(declared), tuple(states))
+    return Trace(name, dict(meta), tuple(declared), tuple(states))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from autoswitch.conformance.engines import show_name
 from autoswitch.reference.actions import ACTIONS, BOOL, INT, STR, TRIGGERS
 
 DISABLED = "DISABLED"  # a walk state's outcome code: the model must refuse the action (NotEnabled), nothing changes
@@ -34,8 +35,8 @@ def action_problem(action: Any) -> tuple[str, str] | None:
     if not isinstance(action, Mapping):
         return "action", "must be a record"
     tag = action.get("tag")
-    if tag not in ACTIONS:
-        return "action.tag", f"unknown action {tag!r}; known: {', '.join(ACTIONS)}"
+    if not isinstance(tag, str) or tag not in ACTIONS:
+        return "action.tag", f"unknown action {show_name(tag)}; known: {', '.join(ACTIONS)}"
     params, optional = ACTIONS[tag].params, ACTIONS[tag].optional
     for name, kind in params.items():
         if name not in action:
@@ -53,3 +54,41 @@ def action_problem(action: Any) -> tuple[str, str] | None:
     if tag == "ElectMaster" and action["trigger"] not in TRIGGERS:
         return "action.trigger", f"expected one of {TRIGGERS}, got {action['trigger']!r}"
     return None
+
+
+class StrictBool:
+    """A bool that is not an int: Python's ``True == 1`` must not let a trace's ``TRUE`` pass for ``1``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StrictBool) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash((StrictBool, self.value))
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def strict(value: Any) -> Any:
+    """``value`` with every bool a :class:`StrictBool`, for comparing a trace's values with an engine's."""
+    if isinstance(value, bool):
+        return StrictBool(value)
+    if isinstance(value, Mapping):
+        return {strict(k): strict(v) for k, v in value.items()}
+    if isinstance(value, frozenset | set):
+        return frozenset(strict(v) for v in value)
+    if isinstance(value, list):
+        return [strict(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(strict(v) for v in value)
+    return value
+
+
+def same(trace_value: Any, engine_value: Any) -> bool:
+    """Equal, with bools and ints apart (a trace's ``1`` never equals ``TRUE``)."""
+    return strict(trace_value) == strict(engine_value)
