@@ -36,6 +36,18 @@ from autoswitch.reference.variables import LazyVariables, variables
 
 Action = Mapping[str, Any]
 
+# The largest configuration the checker takes on: its states grow exponentially with each of these, and the
+# largest spec configuration (MC_data3, MC_medium) is at or below each. Larger ones are refused before the search.
+LIMITS = {"processes": 3, "addresses of a process": 3, "MaxEpoch": 4, "MaxClock": 4, "MaxNextBrokerId": 5, "MaxMsgs": 4}
+
+
+def too_large(spec: SpecConfig) -> str | None:
+    """Why the checker refuses ``spec`` (a bound beyond LIMITS), or None."""
+    sizes = {"processes": len(spec.addrs), "addresses of a process": max(map(len, spec.addrs.values()), default=0),
+             **{b: spec.bound(b) for b in ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")}}
+    over = [f"{what} = {sizes[what]} (at most {limit})" for what, limit in LIMITS.items() if sizes[what] > limit]
+    return ("; ".join(over) + ": too large for the explicit-state checker to finish (use autoswitch tla, TLC)") if over else None
+
 
 def registration_steps(order: Sequence[str]) -> list[dict[str, Any]]:
     """The steps from Init to InitRegistered (AutoSwitch.tla): each process in turn takes the next id,
@@ -161,6 +173,8 @@ class Checker:
 
     def __init__(self, spec: SpecConfig, symmetry: bool = False, invariants: Sequence[str] | None = None,
                  properties: Sequence[str] | None = None):
+        if (why := too_large(spec)) is not None:
+            raise SpecConfigError(f"{spec.where}: {why}")
         self.spec = spec
         self.opts = spec.options
         self.actions = NextActions(spec)
@@ -171,7 +185,7 @@ class Checker:
         wanted_prop = spec.properties if properties is None else tuple(properties)
         unknown = [n for n in wanted_inv if n not in names] + [n for n in wanted_prop if n not in props]
         if unknown:
-            raise SpecConfigError(f"spec/{spec.name}.cfg: the reference has no property {', '.join(unknown)} "
+            raise SpecConfigError(f"{spec.where}: the reference has no property {', '.join(unknown)} "
                                   f"(invariants: {', '.join(names)}; action properties: {', '.join(props)})")
         self.invariants = [names[n] for n in wanted_inv]
         self.properties = [props[n] for n in wanted_prop]

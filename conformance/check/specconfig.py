@@ -2,7 +2,14 @@
 INIT, INVARIANTS and PROPERTIES) and the ``MC_*.tla`` module it configures (the process names, their
 addresses and the broker ids). The Python checker and the TLA+ tools then explore the same bounds.
 
-Only the forms the project's MC modules use are read; anything else is an error naming file and line.
+Only the forms the project's MC modules use are read; anything else is a :class:`SpecConfigError` (an
+``InputError``: exit 2) naming the file and the line or constant.
+
+A configuration argument is either a NAME, ``spec/NAME.cfg`` in the spec folder (``MC_data`` or ``MC_data.cfg``;
+``--spec-dir`` for another folder), or, when it holds a path separator, the path of a .cfg file (its MC module beside
+it). Either way the configuration's name is the file's stem, checked by :func:`config_name` (letters, digits, ``_``,
+``.``, ``-``; not ``.`` or ``..``): only that name becomes a file or folder name under a command's output folder
+(``OUT/NAME/``, check/outpaths.py), never the argument, so ``../x/MC.cfg`` reads that file and writes ``OUT/MC/``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from attrs import frozen
 from autoswitch.conformance.engines import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
 from autoswitch.conformance.errors import InputError
 from autoswitch.reference import Options
+from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 
 # Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
 # install, ``pip install -e .``: a plain install ships no spec/).
@@ -31,8 +39,21 @@ BOUNDS = ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")
 SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 
 
+# A configuration's name: a file name in the spec folder, never a path.
+CONFIG_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+MAX_FILE_BYTES = 1 << 20  # a .cfg or MC module larger than this is not one of the project's
+# The bounds of StateConstraint and DataNext (AutoSwitch.tla) and their least values: nextBrokerId starts at 1.
+LEAST = {"MaxEpoch": 0, "MaxClock": 0, "MaxNextBrokerId": 1, "MaxMsgs": 0}
+# TLC's configuration keywords; the reader takes CONSTANTS, INIT, INVARIANTS and PROPERTIES, TLC the others.
+KEYWORDS = {"CONSTANT": "CONSTANTS", "CONSTANTS": "CONSTANTS", "INIT": "INIT", "NEXT": "NEXT", "VIEW": "VIEW",
+            "CONSTRAINT": "CONSTRAINT", "CONSTRAINTS": "CONSTRAINT", "ACTION_CONSTRAINT": "CONSTRAINT",
+            "ACTION_CONSTRAINTS": "CONSTRAINT", "SYMMETRY": "SYMMETRY", "INVARIANT": "INVARIANTS", "INVARIANTS": "INVARIANTS",
+            "PROPERTY": "PROPERTIES", "PROPERTIES": "PROPERTIES", "CHECK_DEADLOCK": "CHECK_DEADLOCK"}
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
 class SpecConfigError(InputError):
-    """A configuration the reader cannot take; the message names the file and what is wrong."""
+    """A configuration the reader cannot take; the message names the file and the line or constant."""
 
 
 class SpecDirError(SpecConfigError):
@@ -60,7 +81,7 @@ def spec_dir() -> Path:
 class SpecConfig:
     """One TLC configuration: the constants, the initial predicate and the properties to check."""
 
-    name: str  # the .cfg file's stem, e.g. "MC_data"
+    name: str  # the .cfg file's stem, e.g. "MC_data" (a valid config_name)
     module: str  # the MC module it configures, e.g. "MC_data"
     addrs: Mapping[str, tuple[str, ...]]  # process -> its addresses (Addrs), sorted
     broker_ids: tuple[int, ...]
@@ -68,6 +89,12 @@ class SpecConfig:
     init: str  # "Init" or "InitRegistered"
     invariants: tuple[str, ...]
     properties: tuple[str, ...]
+    source: Path  # the .cfg file read
+
+    @property
+    def where(self) -> str:
+        """The .cfg file, for messages."""
+        return str(self.source)
 
     @property
     def processes(self) -> tuple[str, ...]:
@@ -90,7 +117,7 @@ class SpecConfig:
     def config(self, first_addrs: Mapping[str, str] | None = None) -> Config:
         config, field, problem = config_from_meta(self.meta(first_addrs))
         if config is None:
-            raise SpecConfigError(f"spec/{self.name}.cfg: {field} {problem}")
+            raise SpecConfigError(f"{self.where}: {field} {problem}")
         return config
 
     @property
@@ -98,12 +125,50 @@ class SpecConfig:
         return self.config().options
 
 
-_VALUE = re.compile(r'^(TRUE|FALSE|-?\d+|"[^"]*"|\{[^}]*\})$')
+def config_name(arg: str) -> str:
+    """The configuration NAME of ``NAME`` or ``NAME.cfg``: letters, digits, ``_``, ``.`` and ``-`` only, not starting
+    with ``.``; anything else (a separator, ``..``) is a SpecConfigError, so that a name never leads out of a folder."""
+    name = arg[:-len(".cfg")] if arg.endswith(".cfg") else arg
+    if not CONFIG_NAME.fullmatch(name) or name.startswith("."):
+        raise SpecConfigError(f"configuration {arg!r}: not a configuration name (the NAME of spec/NAME.cfg: letters, "
+                              "digits, '_', '.', '-', not starting with '.'; or the path of a NAME.cfg file)")
+    return name
+
+
+def config_path(arg: str | Path) -> Path:
+    """The .cfg file a configuration argument names: a ``Path``, or a string with a path separator, is that file; any
+    other string is a NAME (:func:`config_name`) of ``NAME.cfg`` in :func:`spec_dir`."""
+    if isinstance(arg, Path) or "/" in arg or (os.sep in arg) or (os.altsep is not None and os.altsep in arg):
+        return Path(arg)
+    return spec_dir() / f"{config_name(arg)}.cfg"
+
+
+def _read_text(path: Path, what: str) -> str:
+    """A configuration or module file's text; SpecConfigError if it is not a regular, small, UTF-8 text file."""
+    if not path.exists():
+        raise SpecConfigError(f"{path}: no such {what}")
+    if not path.is_file():
+        raise SpecConfigError(f"{path}: not a regular file (a {what} is a text file)")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise SpecConfigError(f"{path}: {size:,} bytes: too large for a {what} (at most {MAX_FILE_BYTES:,})")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecConfigError(f"{path}: not UTF-8 text (byte {e.start}): a {what} is a text file") from None
+    if "\0" in text:
+        raise SpecConfigError(f"{path}:{text[:text.index(chr(0))].count(chr(10)) + 1}: a NUL byte: a {what} is a text file")
+    return text
+
+
+_VALUE = re.compile(r'^(TRUE|FALSE|-?\d{1,9}|"[^"]*"|\{\s*(?:"[^"]*"(?:\s*,\s*"[^"]*")*)?\s*\})$')
 
 
 def _value(text: str, where: str) -> Any:
     if not _VALUE.match(text):
-        raise SpecConfigError(f"{where}: cannot read the value {text!r} (TRUE/FALSE, integers, strings and sets of strings only)")
+        raise SpecConfigError(f"{where}: cannot read the value {text[:60]!r} (TRUE/FALSE, integers of up to 9 digits, "
+                              "strings and sets of strings only)")
     if text in ("TRUE", "FALSE"):
         return text == "TRUE"
     if text.startswith('"'):
@@ -113,11 +178,13 @@ def _value(text: str, where: str) -> Any:
     return int(text)
 
 
-def _module_definitions(path: Path) -> tuple[dict[str, tuple[str, ...]], tuple[int, ...]]:
+def _module_definitions(path: Path, where: str) -> tuple[dict[str, tuple[str, ...]], tuple[int, ...]]:
     """MC_Processes, MC_Addrs and MC_BrokerIds of an MC module, in the forms the project writes them."""
-    text = path.read_text()
+    if not path.is_file():
+        raise SpecConfigError(f"{where}: the module it configures, {path}, is not a file")
+    text = _read_text(path, "TLA+ module")
     procs = re.search(r'^MC_Processes\s*==\s*\{([^}]*)\}', text, re.M)
-    ids = re.search(r"^MC_BrokerIds\s*==\s*(\d+)\s*\.\.\s*(\d+)", text, re.M)
+    ids = re.search(r"^MC_BrokerIds\s*==\s*(\d{1,3})\s*\.\.\s*(\d{1,3})\s*$", text, re.M)
     addrs = re.search(r'^MC_Addrs\s*==\s*\[p \\in MC_Processes \|->((?:\s*IF p = "\w+" THEN \{[^}]*\} ELSE)+)\s*\{([^}]*)\}\]',
                       text, re.M)
     if not (procs and ids and addrs):
@@ -127,52 +194,101 @@ def _module_definitions(path: Path) -> tuple[dict[str, tuple[str, ...]], tuple[i
     # IF p = "p1" THEN {...} ELSE IF p = "p2" THEN {...} ELSE {...}: the named processes, then the others
     named = {p: re.findall(r'"([^"]*)"', members) for p, members in re.findall(r'IF p = "(\w+)" THEN \{([^}]*)\}', addrs.group(1))}
     other = re.findall(r'"([^"]*)"', addrs.group(2))
-    table = {p: tuple(sorted(named.get(p, other))) for p in names}
-    return table, tuple(range(int(ids.group(1)), int(ids.group(2)) + 1))
+    table = {p: tuple(sorted(set(named.get(p, other)))) for p in names}
+    broker_ids = tuple(range(int(ids.group(1)), int(ids.group(2)) + 1))
+    problem = (not names and "MC_Processes is empty: no processes"
+               or len(set(names)) != len(names) and "MC_Processes names a process twice"
+               or next((f"process {p!r} is not a name (letters, digits, '_')" for p in names
+                        if not _IDENTIFIER.fullmatch(p)), None)
+               or next((f"MC_Addrs gives process {p!r} no address" for p, a in table.items() if not a or "" in a), None)
+               or (not broker_ids or broker_ids[0] < 1) and "MC_BrokerIds must be a non-empty range of ids from 1")
+    if problem:
+        raise SpecConfigError(f"{path}: {problem}")
+    return table, broker_ids
 
 
 def load_spec_config(cfg: str | Path) -> SpecConfig:
-    """Read ``spec/NAME.cfg`` (a path, or a name such as ``MC_data`` in :func:`spec_dir`) and the module it names."""
-    path = Path(cfg)
-    if not path.suffix:
-        path = spec_dir() / f"{cfg}.cfg"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in spec_dir().glob("MC_*.cfg")))
-        raise SpecConfigError(f"{path}: no such configuration (spec/ has: {known})")
-    lines = path.read_text().splitlines()
+    """Read the configuration an argument names (:func:`config_path`) and the MC module beside it. Its name is the
+    file's stem (:func:`config_name`). Every problem is a SpecConfigError naming the file and the line or constant."""
+    path = config_path(cfg)
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in path.parent.glob("MC_*.cfg"))) if path.parent.is_dir() else ""
+        raise SpecConfigError(f"{path}: no such configuration ({path.parent} has: {known or 'none'})")
+    name = config_name(path.stem if path.suffix == ".cfg" else path.name)
+    lines = _read_text(path, "configuration").splitlines()
     header = re.search(r"configuration of (\w+)\.tla", lines[0] if lines else "")
     if not header:
         raise SpecConfigError(f"{path}:1: the first line must say 'TLC configuration of <module>.tla'")
     module = header.group(1)
-    addrs, broker_ids = _module_definitions(path.parent / f"{module}.tla")
     constants: dict[str, Any] = {}
-    sections: dict[str, list[str]] = {"INIT": [], "INVARIANTS": [], "PROPERTIES": []}
+    at: dict[str, int] = {}  # constant -> its line
+    sections: dict[str, list[tuple[str, int]]] = {"INIT": [], "INVARIANTS": [], "PROPERTIES": []}
     section = ""
     for number, raw in enumerate(lines, 1):
+        where = f"{path}:{number}"
         line = raw.split("\\*")[0].strip()
         if not line:
             continue
         keyword, _, rest = line.partition(" ")
-        if keyword.isupper():
-            section, line = keyword, rest.strip()
+        if keyword.isupper() and _IDENTIFIER.fullmatch(keyword):
+            if keyword not in KEYWORDS:
+                raise SpecConfigError(f"{where}: unknown keyword {keyword!r} (TLC's: {', '.join(sorted(set(KEYWORDS)))})")
+            section, line = KEYWORDS[keyword], rest.strip()
             if not line:
                 continue
+        if not section:
+            raise SpecConfigError(f"{where}: {line[:60]!r} before any section (CONSTANTS, INIT, INVARIANTS, ...)")
         if section == "CONSTANTS":
-            name, op, value = (x.strip() for x in re.split(r"(=|<-)", line, maxsplit=1)) if re.search("=|<-", line) else (line, "", "")
+            name_, op, value = ((x.strip() for x in re.split(r"(=|<-)", line, maxsplit=1)) if re.search("=|<-", line)
+                                else (line, "", ""))
+            if not _IDENTIFIER.fullmatch(name_) or op not in ("=", "<-"):
+                raise SpecConfigError(f"{where}: expected 'Name = value' or 'Name <- Definition' in CONSTANTS")
             if op == "=":
-                constants[name] = _value(value, f"{path}:{number}")
-            elif op != "<-":
-                raise SpecConfigError(f"{path}:{number}: expected 'Name = value' or 'Name <- Definition' in CONSTANTS")
+                if name_ in constants:
+                    raise SpecConfigError(f"{where}: {name_} is assigned twice (first on line {at[name_]})")
+                constants[name_], at[name_] = _value(value, where), number
         elif section in sections:
-            sections[section] += line.split()
-    init = sections["INIT"]
-    unknown = sorted(set(constants) - {*BOUNDS, *SWITCHES, "Policy", *map(spec_constant, OPTION_FIELDS)})
+            for word in line.split():
+                if not _IDENTIFIER.fullmatch(word):
+                    raise SpecConfigError(f"{where}: {word[:60]!r} is not a definition name")
+                sections[section].append((word, number))
+    addrs, broker_ids = _module_definitions(path.parent / f"{module}.tla", f"{path}:1")
+    _check_constants(path, constants, at)
+    init = [w for w, _ in sections["INIT"]]
+    if len(init) != 1 or init[0] not in ("Init", "InitRegistered"):
+        raise SpecConfigError(f"{path}: needs INIT Init or INIT InitRegistered (found: {init})")
+    for (section, known) in (("INVARIANTS", STATE_INVARIANTS), ("PROPERTIES", ACTION_PROPERTIES)):
+        names = [p.name for p in known]
+        for word, number in sections[section]:
+            if word not in names:
+                raise SpecConfigError(f"{path}:{number}: {section}: no property {word} (known: {', '.join(names)})")
+    spec = SpecConfig(name, module, addrs, broker_ids, constants, init[0], tuple(w for w, _ in sections["INVARIANTS"]),
+                      tuple(w for w, _ in sections["PROPERTIES"]), path)
+    config, field, problem = config_from_meta(spec.meta())
+    if config is None:
+        option = field.rpartition(".")[2]
+        constant = "Policy" if option == "policy" else spec_constant(option)
+        line = f":{at[constant]}" if constant in at else ""
+        raise SpecConfigError(f"{path}{line}: {constant} {problem}")
+    return spec
+
+
+def _check_constants(path: Path, constants: Mapping[str, Any], at: Mapping[str, int]) -> None:
+    """Every constant known, of its type and, for a bound, at least its least value."""
+    options = {spec_constant(name): f for name, f in OPTION_FIELDS.items()}
+    unknown = sorted(set(constants) - {*BOUNDS, *SWITCHES, "Policy", *options})
     if unknown:
-        raise SpecConfigError(f"{path}: unknown constant(s) {', '.join(unknown)}: not a bound, a switch, Policy or an option "
-                              f"({', '.join(map(spec_constant, OPTION_FIELDS))})")
+        raise SpecConfigError(f"{path}:{at[unknown[0]]}: unknown constant(s) {', '.join(unknown)}: not a bound, a switch, Policy "
+                              f"or an option ({', '.join(options)})")
     missing = [b for b in BOUNDS + SWITCHES if b not in constants]
-    if missing or len(init) != 1 or init[0] not in ("Init", "InitRegistered"):
-        raise SpecConfigError(f"{path}: needs the constants {', '.join(BOUNDS + SWITCHES)} (missing: {missing or 'none'}) "
-                              f"and INIT Init or INIT InitRegistered (found: {init})")
-    return SpecConfig(path.stem, module, addrs, broker_ids, constants, init[0],
-                      tuple(sections["INVARIANTS"]), tuple(sections["PROPERTIES"]))
+    if missing:
+        raise SpecConfigError(f"{path}: needs the constants {', '.join(BOUNDS + SWITCHES)} (missing: {', '.join(missing)})")
+    defaults = Options()
+    for name, value in constants.items():
+        wanted = (int if name in BOUNDS else bool if name in SWITCHES else str if name == "Policy"
+                  else type(getattr(defaults, options[name])))
+        if type(value) is not wanted:
+            kind = {int: "an integer", bool: "TRUE or FALSE", str: "a string", frozenset: "a set of strings"}[wanted]
+            raise SpecConfigError(f"{path}:{at[name]}: {name} = {value!r}: must be {kind}")
+        if name in LEAST and value < LEAST[name]:
+            raise SpecConfigError(f"{path}:{at[name]}: {name} = {value}: a bound of at least {LEAST[name]}")

@@ -12,6 +12,7 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
+from autoswitch.conformance.check.outpaths import file_under
 from autoswitch.conformance.check.specconfig import load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
@@ -29,6 +30,7 @@ class CheckVerdict:
     config: str
     expects: str  # "ok" | "violation"
     result: CheckResult
+    source: Path  # the .cfg file checked (TLC checks the same file)
     trace: Path | None = None  # the counterexample, written as an ITF trace
     replays: tuple[Result, ...] = ()
     tlc: ConfigCheck | None = None
@@ -62,21 +64,21 @@ class CheckVerdict:
 
 
 def load_checker(name: str, symmetry: bool) -> Checker:
-    """The checker of spec/NAME.cfg (SpecConfigError if the configuration cannot be read)."""
+    """The checker of spec/NAME.cfg (SpecConfigError if NAME is not a configuration name, the configuration cannot
+    be read, or it is too large for the checker)."""
     return Checker(load_spec_config(name), symmetry=symmetry)
 
 
 def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callable[[Progress], None] | None = None,
                  every: float = 2.0) -> CheckVerdict:
-    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` and (``replay``) replayed
-    on every engine."""
+    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` (file_under: inside OUT) and
+    (``replay``) replayed on every engine."""
     spec = checker.spec
     result = checker.run(on_progress, every=every)
-    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result)
+    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result, spec.source)
     if result.violation is None:
         return verdict
-    path = out / f"{spec.name}.itf.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = file_under(out, f"{spec.name}.itf.json")
     write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states))
     replays = tuple(replay_file(str(path), engine) for engine in KINDS) if replay else ()
     return attrs.evolve(verdict, trace=path, replays=replays)
@@ -84,4 +86,4 @@ def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callabl
 
 def compare_with_tlc(verdict: CheckVerdict, out: Path) -> CheckVerdict:
     """The verdict with TLC's run of the same configuration beside it (its log under ``OUT/tlc``)."""
-    return attrs.evolve(verdict, tlc=check_with_tlc(verdict.config, out / "tlc"))
+    return attrs.evolve(verdict, tlc=check_with_tlc(verdict.source, out / "tlc"))

@@ -1,12 +1,18 @@
 """``autoswitch tla``: model-check the spec's configurations with TLC or Apalache, import what the tool
 found as replayable traces and replay them on the reference and the implementation.
 
-Per configuration NAME (spec/NAME.cfg) everything goes to ``OUT/NAME/``:
+Per configuration NAME (spec/NAME.cfg, or the path of a NAME.cfg: specconfig.config_path) everything goes to
+``OUT/NAME/``, NAME being the file's checked stem, and every path written is checked to stay inside OUT
+(outpaths.path_under, file_under, folder_under):
 - TLC: ``tlc.log`` (TLC's output) and, for a counterexample, ``counterexample.itf.json``;
 - Apalache: ``apalache.log``, ``spec/`` (the modules and ``APA_NAME.tla`` with the config's constants),
   ``out/`` and ``run/`` (Apalache's own output), ``counterexample.itf.json`` (its ``violation1``) and,
   for ``simulate``, ``example<N>.itf.json`` (its ``example<N>``), each imported by ``tla_import``.
 Earlier results in ``OUT/NAME/`` are removed first, so the folder shows one run.
+
+A tool's verdict needs its exit code and the output that goes with it (tla/run.py); a counterexample it
+reports must also be imported. Otherwise the run has verdict ``error`` (the tool failed: no verdict), which
+fails the command (exit 1) like a wrong verdict; it never holds.
 
 Expected verdicts: the negative controls (controls.py) must give a violation, every other configuration must hold. An
 imported counterexample must replay on both engines to the violation the tool reported, at the state
@@ -24,7 +30,8 @@ from pathlib import Path
 from attrs import asdict, frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config, spec_dir
+from autoswitch.conformance.check.outpaths import file_under, folder_under
+from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
 from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
 from autoswitch.conformance.tla.run import (
     ERROR,
@@ -99,14 +106,14 @@ class ConfigCheck:
 
 
 def _fresh_folder(out: Path, config: str) -> Path:
-    folder = out / config
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("tlc.log", "apalache.log"):
-        (folder / name).unlink(missing_ok=True)
-    for f in folder.glob("*.itf.json"):
-        f.unlink()
-    for sub in ("spec", "out", "run"):
-        shutil.rmtree(folder / sub, ignore_errors=True)
+    """``OUT/CONFIG`` (inside OUT: folder_under) emptied of an earlier run's files."""
+    folder = folder_under(out, config)
+    tool_folders = [folder / sub for sub in ("spec", "out", "run")]
+    for path in [folder / "tlc.log", folder / "apalache.log", *folder.glob("*.itf.json"), *tool_folders]:
+        if path.is_symlink() or path.is_file():  # a link is removed, never followed
+            path.unlink()
+        elif path in tool_folders and path.is_dir():  # any other folder in the way is refused when written (file_under)
+            shutil.rmtree(path)
     return folder
 
 
@@ -119,19 +126,22 @@ def skipped(configs: list[str], tool: str, reason: str) -> list[ConfigCheck]:
     return [ConfigCheck(c, tool, expected_verdict(c), SKIPPED, problem=reason) for c in configs]
 
 
-def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
-    """TLC on spec/CONFIG.cfg; a counterexample is imported to ``counterexample.itf.json`` and replayed."""
+def check_with_tlc(config: str | Path, out: Path, *, workers: int = 1, timeout: float | None = None) -> ConfigCheck:
+    """TLC on spec/CONFIG.cfg (or the .cfg file CONFIG names); a counterexample is imported to
+    ``OUT/<name>/counterexample.itf.json`` and replayed."""
+    cfg = load_spec_config(config)
+    config = cfg.name
     if find_tlc() is None:
         return skipped([config], "tlc", tlc_missing_reason())[0]
-    cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_tlc(spec_dir() / f"{cfg.module}.tla", spec_dir() / f"{config}.cfg", workers=workers, timeout=timeout)
-    (folder / "tlc.log").write_text(result.output)
+    result = run_tlc(cfg.source.parent / f"{cfg.module}.tla", cfg.source, workers=workers, timeout=timeout)
+    log = file_under(folder, "tlc.log")
+    log.write_text(result.output)
     common = dict(config=config, tool="tlc", expected=expected_verdict(config), verdict=result.verdict,
                   violated=result.violated, distinct_states=result.distinct_states, depth=result.depth,
                   seconds=result.seconds, folder=str(folder))
     if result.verdict == ERROR:
-        return ConfigCheck(**common, problem=f"TLC could not check (exit code {result.exit_code}): see {folder / 'tlc.log'}")
+        return ConfigCheck(**common, problem=f"{result.problem}: see {log}")
     if result.verdict != VIOLATION:
         return ConfigCheck(**common)
     if result.violation_kind not in ("invariant", "action property"):
@@ -141,34 +151,35 @@ def check_with_tlc(config: str, out: Path, *, workers: int = 1, timeout: float |
         imported = import_states(parse_tlc_trace(result.output), cfg, violation=result.violated,
                                  tool=f"TLC {version.group(1) if version else '?'}, -workers {workers} -fp 1")
     except (TlcTraceError, TraceImportError) as e:
-        return ConfigCheck(**common, problem=f"{folder / 'tlc.log'}: {e}")
-    path = imported.write(folder / COUNTEREXAMPLE)
+        return ConfigCheck(**{**common, "verdict": ERROR},
+                           problem=f"TLC reports {result.violated} violated but its trace cannot be read, no verdict: {log}: {e}")
+    path = imported.write(file_under(folder, COUNTEREXAMPLE))
     return ConfigCheck(**common, traces=(_check_trace(path, imported.meta.get("expect")),))
 
 
-def check_with_apalache(config: str, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,
+def check_with_apalache(config: str | Path, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,
                         timeout: float | None = None) -> ConfigCheck:
     """Apalache (``check`` or ``simulate``) on CONFIG's constants and invariants; its ITF traces are
     imported and replayed. Apalache checks INVARIANTS only (the cfg's PROPERTIES are not passed) and has
     no state constraint: its bound is ``length`` steps."""
+    cfg = load_spec_config(config)
+    config = cfg.name
     if find_apalache() is None:
         return skipped([config], "apalache", "apalache-mc not on PATH and no $APALACHE_HOME/bin/apalache-mc")[0]
-    cfg = load_spec_config(config)
     folder = _fresh_folder(out, config)
-    result = run_apalache(spec_dir(), config, cfg.module, cfg.constants, folder, length=length,
+    result = run_apalache(cfg.source.parent, config, cfg.module, cfg.constants, folder, length=length,
                           invariants=cfg.invariants, init=cfg.init, mode=mode, max_run=max_run, timeout=timeout)
-    (folder / "apalache.log").write_text(result.output)
+    log = file_under(folder, "apalache.log")
+    log.write_text(result.output)
     common = dict(config=config, tool=f"apalache {mode}", expected=expected_verdict(config), verdict=result.verdict,
                   violated=result.violated, depth=length, seconds=result.seconds, folder=str(folder))
     if result.verdict == ERROR:
-        return ConfigCheck(**common, problem=f"Apalache could not check (exit code {result.exit_code}): see {folder / 'apalache.log'}")
-    if result.verdict == VIOLATION and result.violated is None:
-        return ConfigCheck(**common, problem=f"Apalache reports a violation but names no invariant of --inv: see {folder / 'apalache.log'}")
+        return ConfigCheck(**common, problem=f"{result.problem}: see {log}")
     traces = []
     try:
         found = import_apalache_traces(result.run_dir, folder, cfg, result.violated, f"Apalache {mode}, --length {length}")
     except TraceImportError as e:
-        return ConfigCheck(**common, problem=str(e))
+        return ConfigCheck(**{**common, "verdict": ERROR}, problem=f"Apalache's trace cannot be imported, no verdict: {e}")
     for path, expect in found:
         traces.append(_check_trace(path, expect))
     return ConfigCheck(**common, traces=tuple(traces))
@@ -180,7 +191,8 @@ def apalache_trace_files(run_dir: Path) -> list[tuple[Path, bool]]:
     first one and are used only when no numbered file exists)."""
     found: list[tuple[Path, bool]] = []
     for stem, is_violation in (("violation", True), ("example", False)):
-        numbered = sorted(run_dir.glob(f"{stem}[0-9]*.itf.json"), key=lambda p: int(re.sub(r"\D", "", p.name) or 0))
+        numbered = sorted((p for p in run_dir.glob(f"{stem}[0-9]*.itf.json")
+                           if re.fullmatch(rf"{stem}\d{{1,6}}\.itf\.json", p.name)), key=lambda p: int(re.sub(r"\D", "", p.name)))
         plain = run_dir / f"{stem}.itf.json"
         found += [(p, is_violation) for p in (numbered or ([plain] if plain.is_file() else []))]
     return found
@@ -196,9 +208,9 @@ def import_apalache_traces(run_dir: Path, folder: Path, cfg: SpecConfig, violate
             continue  # --max-error 1: one counterexample
         try:
             imported = import_states(apalache_states(source), cfg, tool=tool, violation=violated if is_violation else None)
-        except (TraceImportError, KeyError, TypeError) as e:
-            raise TraceImportError(f"{source}: {e}") from None
-        target = folder / (COUNTEREXAMPLE if is_violation else source.name)
+        except TraceImportError as e:
+            raise TraceImportError(str(e) if str(e).startswith(str(source)) else f"{source}: {e}") from None
+        target = file_under(folder, COUNTEREXAMPLE if is_violation else source.name)
         imported.write(target)
         violations += is_violation
         written.append((target, imported.meta.get("expect")))
@@ -206,7 +218,7 @@ def import_apalache_traces(run_dir: Path, folder: Path, cfg: SpecConfig, violate
 
 
 def write_report(out: Path, checks: list[ConfigCheck]) -> Path:
-    path = out / "report.json"
+    path = file_under(out, "report.json")
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([c.to_json() for c in checks], indent=1) + "\n")
     return path

@@ -6,7 +6,18 @@
   fixed fingerprint polynomial so that two runs explore the same way.
 - Apalache: ``apalache-mc`` on ``PATH`` or ``$APALACHE_HOME/bin/apalache-mc``. ``apalache_command``
   builds ``check`` (bounded) and ``simulate`` command lines; ``run_apalache`` runs one on a
-  configuration's constants (``apalache_module``) in a given folder, verdict from the exit code.
+  configuration's constants (``apalache_module``) in a given folder.
+
+A verdict needs a tool's exit code AND the output that goes with it (no output, no verdict): anything else
+is ``"error"`` (the tool failed: no verdict, which fails), with ``problem`` saying what was missing.
+- TLC ``ok``: exit 0, "Model checking completed. No error has been found.", the final state counts and the
+  depth, no violation message. ``violation``: an exit code of a violation (10-14), TLC's message naming it,
+  the final state counts and depth (a truncated output has none), no "No error has been found" (the trace
+  itself is read by tlc_output.py; tla/check.py fails the run when it cannot be read).
+- Apalache ``ok``: exit 0, "The outcome is: NoError", no ``violation*.itf.json`` in the run folder and, for
+  ``simulate --save-runs``, at least one ``example*.itf.json``. ``violation``: exit 12, "The outcome is: Error",
+  the ``state invariant K violated`` line naming an invariant of ``--inv`` and a ``violation*.itf.json``
+  (tla/check.py fails the run when it cannot be imported).
 - ``project_state``: the spec pads ``action`` and ``outcome`` to one record type (Apalache needs that)
   and writes a checkCode as a record ``[addr, ts]``; this maps a spec state to the reference's
   vocabulary (MODEL.md §7, reference/actions.py) so that a model-checker trace can be replayed.
@@ -33,9 +44,10 @@ OK, VIOLATION, ERROR = "ok", "violation", "error"
 _TLC_VIOLATION_CODES = {10, 11, 12, 13, 14}
 _TLC_FP_INDEX = 1  # fixed fingerprint polynomial: TLC picks one at random otherwise
 
-_NUM = r"([\d,]+)"
+_NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3}){0,6}|\d{1,20})"  # TLC prints counts with thousands separators
 _STATS = re.compile(_NUM + r" states generated, " + _NUM + r" distinct states found")
-_DEPTH = re.compile(r"The depth of the complete state graph search is (\d+)")
+_DEPTH = re.compile(r"The depth of the complete state graph search is (\d{1,9})\b")
+_TLC_DONE = "Model checking completed. No error has been found."
 _VIOLATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Error: Invariant (\w+) is violated"), "invariant"),
     (re.compile(r"Error: Action property (\w+) is violated"), "action property"),
@@ -72,6 +84,7 @@ class TlcResult:
     violation_kind: str | None
     seconds: float
     output: str
+    problem: str = ""  # for "error": why there is no verdict
 
     @property
     def ok(self) -> bool:
@@ -117,7 +130,8 @@ def _count(text: str) -> int:
 
 
 def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -> TlcResult:
-    """Read the verdict, the statistics and the violated property out of TLC's output."""
+    """Read the verdict, the statistics and the violated property out of TLC's output: ``ok`` and
+    ``violation`` only when the exit code and the output agree (the module docstring), else ``error``."""
     stats = _STATS.findall(output)
     generated, distinct = (_count(stats[-1][0]), _count(stats[-1][1])) if stats else (None, None)
     depth_match = _DEPTH.findall(output)
@@ -128,13 +142,28 @@ def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -
         if m:
             violated, kind = (m.group(1) if m.groups() else None), what
             break
-    if exit_code == 0 and "No error has been found" in output:
-        verdict = OK
-    elif exit_code in _TLC_VIOLATION_CODES or (exit_code is not None and exit_code != 0 and kind is not None):
-        verdict = VIOLATION
+    done = _TLC_DONE in output
+    # the final counts and depth close every complete run, with or without a violation: no counts, a truncated output
+    missing = [what for what, there in ((repr(_TLC_DONE), done or exit_code != 0), ("the state counts", stats),
+                                        ("the depth", depth_match)) if not there]
+    problem = ""
+    if exit_code == 0:
+        problem = (f"TLC exited 0 but reports a {kind}" if kind is not None
+                   else f"TLC exited 0 but its output lacks {', '.join(missing)}" if missing else "")
+    elif exit_code in _TLC_VIOLATION_CODES:
+        problem = (f"TLC exited {exit_code} (a violation) but names none" if kind is None
+                   else f"TLC exited {exit_code} (a violation) but also says it found no error" if done
+                   else f"TLC exited {exit_code} (a violation) but its output lacks {', '.join(missing)} (truncated?)" if missing
+                   else "")
     else:
-        verdict = ERROR
-    return TlcResult(verdict, exit_code, distinct, generated, depth, violated, kind, seconds, output)
+        problem = ("TLC timed out" if exit_code is None else f"TLC failed (exit code {exit_code})") + ": no verdict"
+    verdict = ERROR if problem else OK if exit_code == 0 else VIOLATION
+    return TlcResult(verdict, exit_code, distinct, generated, depth, violated, kind, seconds, output, problem)
+
+
+def _decoded(data: str | bytes | None) -> str:
+    """A tool's captured output as text (undecodable bytes replaced)."""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else (data or "")
 
 
 def run_tlc(
@@ -177,15 +206,18 @@ def run_tlc(
         ]
         started = time.monotonic()
         try:
-            done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(command, cwd=workdir, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
-            out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            out = _decoded(exc.stdout)
             seconds = time.monotonic() - started
             result = parse_tlc_output(out, None, seconds)
             return TlcResult(ERROR, None, result.distinct_states, result.states_generated, result.depth, None, None,
-                             seconds, out + f"\n[tlatools] TLC timed out after {timeout} s")
+                             seconds, out + f"\n[tlatools] TLC timed out after {timeout} s", f"TLC timed out after {timeout} s")
+        except OSError as e:
+            return TlcResult(ERROR, None, None, None, None, None, None, time.monotonic() - started, f"[tlatools] {e}",
+                             f"TLC could not be started ({tlc.java}: {e.strerror or e})")
         seconds = time.monotonic() - started
-        return parse_tlc_output(done.stdout + done.stderr, done.returncode, seconds)
+        return parse_tlc_output(_decoded(done.stdout) + _decoded(done.stderr), done.returncode, seconds)
 
 
 APALACHE_MODES = ("check", "simulate")
@@ -232,13 +264,18 @@ def apalache_command(
 # Apalache's exit codes (at.forsyte.apalache.infra.ExitCodes): 0 no error, 12 a counterexample (any
 # kind of violation), 75 a failure to evaluate the spec, 120 a type error, 150 a parse error, 255 other.
 APALACHE_VIOLATION_CODE = 12
-_APALACHE_INVARIANT = re.compile(r"State (\d+): state invariant (\d+) violated")
+_APALACHE_INVARIANT = re.compile(r"State (\d{1,9}): state invariant (\d{1,9}) violated")
+
+
+_APALACHE_NO_ERROR = "The outcome is: NoError"
+_APALACHE_ERROR = "The outcome is: Error"
 
 
 @frozen
 class ApalacheResult:
-    """``verdict`` from Apalache's exit code: 0 ok, 12 a counterexample, anything else an error.
-    ``violated`` is the invariant of ``--inv`` that Apalache's output names (``state invariant K``)."""
+    """``verdict`` from Apalache's exit code and its output (the module docstring); ``violated`` is the
+    invariant of ``--inv`` that Apalache's output names (``state invariant K``), ``problem`` why there is
+    no verdict."""
 
     verdict: str
     exit_code: int | None
@@ -246,9 +283,11 @@ class ApalacheResult:
     output: str
     run_dir: Path
     violated: str | None = None
+    problem: str = ""
 
 
 def apalache_verdict(exit_code: int | None) -> str:
+    """The verdict Apalache's exit code claims (``apalache_outcome`` asks for the output that goes with it)."""
     return OK if exit_code == 0 else VIOLATION if exit_code == APALACHE_VIOLATION_CODE else ERROR
 
 
@@ -258,6 +297,33 @@ def violated_invariant(output: str, invariants: Sequence[str]) -> str | None:
     if m and int(m.group(2)) < len(invariants):
         return invariants[int(m.group(2))]
     return None
+
+
+def trace_files(run_dir: Path, stem: str) -> list[Path]:
+    """Apalache's ``<stem>*.itf.json`` regular files in ``run_dir`` (``violation1.itf.json``, ``example.itf.json``...)."""
+    return sorted(p for p in run_dir.glob(f"{stem}*.itf.json") if p.is_file()) if run_dir.is_dir() else []
+
+
+def apalache_outcome(exit_code: int | None, output: str, run_dir: Path, invariants: Sequence[str],
+                     mode: str = "check") -> tuple[str, str | None, str]:
+    """``(verdict, violated invariant, problem)`` of one Apalache run: the exit code's verdict only when the
+    output and the trace files agree with it (the module docstring); otherwise ``error`` and why."""
+    claimed = apalache_verdict(exit_code)
+    violations = trace_files(run_dir, "violation")
+    violated = violated_invariant(output, invariants)
+    if claimed == OK:
+        problem = ("" if _APALACHE_NO_ERROR in output else f"Apalache exited 0 but its output lacks {_APALACHE_NO_ERROR!r}")
+        problem = problem or (f"Apalache exited 0 but wrote {violations[0].name}" if violations else "")
+        if not problem and mode == "simulate" and not trace_files(run_dir, "example"):
+            problem = f"Apalache simulate exited 0 but saved no run (no example*.itf.json in {run_dir})"
+    elif claimed == VIOLATION:
+        missing = [what for what, there in ((repr(_APALACHE_ERROR), _APALACHE_ERROR in output),
+                                            ("an invariant of --inv ('state invariant K violated')", violated is not None),
+                                            (f"a violation*.itf.json in {run_dir}", violations)) if not there]
+        problem = f"Apalache exited {exit_code} (a counterexample) but gave no {', no '.join(missing)}" if missing else ""
+    else:
+        problem = ("Apalache timed out" if exit_code is None else f"Apalache failed (exit code {exit_code})") + ": no verdict"
+    return (ERROR if problem else claimed), (violated if claimed == VIOLATION else None), problem
 
 
 def tla_value(value: Any) -> str:
@@ -313,12 +379,16 @@ def run_apalache(
                                mode=mode, max_run=max_run, out_dir=folder / "out", run_dir=run_dir, apalache=exe)
     started = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(command, cwd=work, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] Apalache timed out after {timeout} s", run_dir)
-    out = " ".join(command) + "\n" + done.stdout + done.stderr
-    return ApalacheResult(apalache_verdict(done.returncode), done.returncode, time.monotonic() - started, out, run_dir,
-                          violated_invariant(out, invariants))
+        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] Apalache timed out after {timeout} s",
+                              run_dir, problem=f"Apalache timed out after {timeout} s")
+    except OSError as e:
+        return ApalacheResult(ERROR, None, time.monotonic() - started, f"[tlatools] {e}", run_dir,
+                              problem=f"Apalache could not be started ({exe}: {e.strerror or e})")
+    out = " ".join(command) + "\n" + _decoded(done.stdout) + _decoded(done.stderr)
+    verdict, violated, problem = apalache_outcome(done.returncode, out, run_dir, invariants, mode)
+    return ApalacheResult(verdict, done.returncode, time.monotonic() - started, out, run_dir, violated, problem)
 
 
 # --- spec states in the reference vocabulary ----------------------------------------------------
@@ -370,16 +440,27 @@ def project_outcome(tag: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
     return {"code": outcome["code"], **{k: outcome[k] for k in keep if k in outcome}}
 
 
+def _replicas(value: Any) -> dict[Any, Any]:
+    return {b: {"addr": r["addr"], "checkCode": check_code_str(r["checkCode"])} for b, r in value.items()}
+
+
+def _temp_files(value: Any) -> dict[Any, Any]:
+    return {p: {"brokerId": t["brokerId"], "checkCode": check_code_str(t["checkCode"])} for p, t in value.items()}
+
+
 def project_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """A spec state (decoded ITF values: dicts, frozensets, tuples) in the reference vocabulary:
-    ``action``/``outcome`` unpadded, every checkCode record as its string."""
+    ``action``/``outcome`` unpadded, every checkCode record as its string. A value not of the spec's
+    shape is a ValueError naming the variable."""
     out: dict[str, Any] = dict(state)
-    if "replicas" in out:
-        out["replicas"] = {b: {"addr": r["addr"], "checkCode": check_code_str(r["checkCode"])} for b, r in out["replicas"].items()}
-    if "tempFile" in out:
-        out["tempFile"] = {p: {"brokerId": t["brokerId"], "checkCode": check_code_str(t["checkCode"])} for p, t in out["tempFile"].items()}
-    if "action" in out:
-        out["action"] = project_action(out["action"])
-        if "outcome" in out:
-            out["outcome"] = project_outcome(out["action"]["tag"], out["outcome"])
+    projections = (("replicas", _replicas), ("tempFile", _temp_files), ("action", project_action),
+                   ("outcome", lambda o: project_outcome(out["action"]["tag"], o)))
+    for name, project in projections:
+        if name not in out or (name == "outcome" and "action" not in out):
+            continue
+        try:
+            out[name] = project(out[name])
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            what = f"no field {e}" if isinstance(e, KeyError) else str(e)
+            raise ValueError(f"variable {name}: not of the spec's shape ({what})") from None
     return out

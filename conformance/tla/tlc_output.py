@@ -10,6 +10,10 @@ reference/variables.py), and every other ``<<...>>`` is a tuple. A function with
 prints as a record ``[p1 |-> 0]``: both are dicts with string keys.
 
 This jar (TLC 2.18) has no ``-dumpTrace json``; the printed trace is TLC's only trace output here.
+
+A trace that cannot be read is a :class:`TlcTraceError` naming the state and the variable. It is an
+``InputError`` (a malformed file given to the reader is bad input, exit 2); ``autoswitch tla`` catches it on
+the output of its own TLC run and reports the run as failed (no verdict, exit 1): the user gave nothing wrong.
 """
 
 from __future__ import annotations
@@ -17,15 +21,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from autoswitch.conformance.errors import InputError
+
 INT_FUNCTIONS = ("replicas", "alive")  # Int -> record; printed as sequences when the domain is 1..n
 SEQUENCES = ("log", "epochFile")  # Str -> Seq(...)
 
 _TOKEN = re.compile(r'\s*(?:(<<|>>|\|->|:>|@@|[\[\]{}(),])|("(?:[^"\\]|\\.)*")|(-?\d+)|([A-Za-z_]\w*))')
-_STATE = re.compile(r"^State (\d+): (.*)$")
+_STATE = re.compile(r"^State (\d{1,9}): (.*)$")
 _TRACE_START = ("Error: The behavior up to this point is:", "Error: The following behavior constitutes a counter-example:")
 
 
-class TlcTraceError(Exception):
+MAX_DEPTH = 50  # nesting of a printed value; the spec's deepest is 4
+
+
+class TlcTraceError(InputError):
     """TLC output this module cannot read; the message names the state number and the variable."""
 
 
@@ -44,6 +53,7 @@ class _Parser:
             self.tokens.append((kind, m.group(m.lastindex)))
             pos = m.end()
         self.i = 0
+        self.depth = 0
 
     def peek(self) -> str | None:
         return self.tokens[self.i][1] if self.i < len(self.tokens) else None
@@ -77,8 +87,19 @@ class _Parser:
         return name, self.value()
 
     def value(self) -> Any:
+        self.depth += 1
+        try:
+            return self._value()
+        finally:
+            self.depth -= 1
+
+    def _value(self) -> Any:
+        if self.depth > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH}")
         kind, tok = self.take()
         if kind == "int":
+            if len(tok.lstrip("-")) > 18:
+                raise ValueError(f"the integer {tok[:20]}... has more than 18 digits")
             return int(tok)
         if kind == "str":
             return tok[1:-1].replace('\\"', '"').replace("\\\\", "\\")
@@ -185,9 +206,12 @@ def parse_tlc_trace(output: str) -> list[dict[str, Any]]:
             if not sep or not re.fullmatch(r"[A-Za-z_]\w*", name):
                 raise TlcTraceError(f"state {number}: cannot read the conjunct {conjunct[:60]!r} (expected 'name = value')")
             try:
-                state[name] = typed(name, parse_value(text))
-            except (ValueError, AttributeError) as e:
+                value = typed(name, parse_value(text))
+            except (ValueError, AttributeError, TypeError) as e:  # TypeError: a set or a key of records (unhashable)
                 raise TlcTraceError(f"state {number}: variable {name}: {e}") from None
+            if name in state:
+                raise TlcTraceError(f"state {number}: variable {name} given twice")
+            state[name] = value
         if not state:
             raise TlcTraceError(f"state {number}: no variables")
         states.append(state)

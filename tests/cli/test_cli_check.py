@@ -1,10 +1,14 @@
-"""``autoswitch check``: the command-line table's rows (TLC hidden: ``--tlc`` says it was not run)."""
+"""``autoswitch check``: every option, and every way a configuration argument or file can be wrong. The rows run
+without TLC (TLA2TOOLS_JAR unset: ``--tlc`` says it was not run) on two sets of files: cli_files.py's (``{tmp}/cfg``,
+configurations given by path) and bad_specs.py's spec folder (``--spec-dir {tmp}/spec``: one malformed
+configuration per way a ``.cfg`` can be wrong, each exit 2 before its search). Each row takes about a second at most."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from bad_specs import spec_folder
 from cli_cases import Case, run_case
 from cli_files import BRACKETS, prepare
 
@@ -12,6 +16,8 @@ from autoswitch.conformance.check.specconfig import use_spec_dir
 
 TINY = "{tmp}/cfg/MC_tiny.cfg"  # holds, two states
 NOT_FOUND = "{tmp}/cfg/MC_neg_zeroack.cfg"  # a negative control whose violation is out of reach: the verdict fails
+S = ("--spec-dir", "{tmp}/spec")
+O = ("--out", "{tmp}/out")
 
 CASES = [
     Case("check-tiny-holds", ("check", TINY, "--no-replay", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
@@ -31,6 +37,26 @@ CASES = [
     Case("check-out-is-a-file", ("check", TINY, "--out", "{tmp}/afile"), 2, "is a file"),
     Case("check-out-under-a-file", ("check", TINY, "--out", "/dev/null/o"), 2, "--out /dev/null/o: cannot create"),
     Case("check-no-spec-dir", ("check", "MC_neg_zeroack", "--spec-dir", "{tmp}/empty"), 2, "holds no AutoSwitch.tla"),
+    # bad_specs.py's spec folder
+    Case("check-name-in-spec-dir", ("check", "MC_tiny", *S, *O), 0, "MC_tiny"),
+    Case("check-cfg-suffix", ("check", "MC_tiny.cfg", *S, *O), 0, "MC_tiny"),
+    Case("check-symmetry", ("check", "MC_tiny", "--symmetry", *S, *O), 0, "MC_tiny"),
+    Case("check-no-symmetry", ("check", "MC_tiny", "--no-symmetry", *S, *O), 0, "MC_tiny"),
+    Case("check-negative-control-replays", ("check", "MC_neg_shortcut", "--replay", *S, *O), 0, "NoPhantomRead"),
+    Case("check-no-replay", ("check", "MC_neg_shortcut", "--no-replay", *S, *O), 0, "MC_neg_shortcut.itf.json"),
+    Case("check-tlc-missing-says-not-run", ("check", "MC_tiny", "--tlc", *S, *O), 0, "TLC was NOT run"),
+    Case("check-bad-value", ("check", "MC_bad_value", *S, *O), 2, "cannot read the value 'two'"),
+    Case("check-unknown-constant", ("check", "MC_unknown_constant", *S, *O), 2, "unknown constant(s) MaxEpochs"),
+    Case("check-wrong-type", ("check", "MC_wrong_type", *S, *O), 2, "must be an integer"),
+    Case("check-negative-bound", ("check", "MC_negative", *S, *O), 2, "a bound of at least 0"),
+    Case("check-too-large", ("check", "MC_too_large", *S, *O), 2, "too large for the explicit-state checker"),
+    Case("check-unknown-invariant", ("check", "MC_unknown_invariant", *S, *O), 2, "no property NoSuchInvariant"),
+    Case("check-garbage", ("check", "MC_garbage", *S, *O), 2, "MC_garbage.cfg:3"),
+    Case("check-binary", ("check", "MC_binary", *S, *O), 2, "not UTF-8 text"),
+    Case("check-huge-integer", ("check", "MC_huge_int", *S, *O), 2, "integers of up to 9 digits"),
+    Case("check-directory-named-cfg", ("check", "MC_dir", *S, *O), 2, "not a regular file"),
+    Case("check-bad-name", ("check", "..", *S, *O), 2, "not a configuration name"),
+    Case("check-path-is-a-file", ("check", "{tmp}/out/../x/MC.cfg", *O), 0, "MC.cfg"),
 ]
 
 
@@ -38,6 +64,7 @@ CASES = [
 def test_cli(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TLA2TOOLS_JAR", raising=False)
     prepare(tmp_path)
+    spec_folder(tmp_path)
     try:
         run_case(case, tmp_path)
     finally:

@@ -206,13 +206,14 @@ def test_apalache_style_itf_is_imported_and_replayed(tmp_path: Path) -> None:
 
 FAKE_APALACHE = """#!{python}
 # A FAKE apalache-mc for tests: copies the hand-written fixture into --run-dir, prints Apalache's
-# violation line and exits 12 (Apalache's code for a counterexample).
+# violation and outcome lines and exits 12 (Apalache's code for a counterexample).
 import shutil, sys
 args = dict(a[2:].split("=", 1) for a in sys.argv[2:] if a.startswith("--") and "=" in a)
 import os; os.makedirs(args["run-dir"], exist_ok=True)
 shutil.copy({fixture!r}, os.path.join(args["run-dir"], "violation1.itf.json"))
 print(" ".join(sys.argv[1:]))
 print("State 14: state invariant 7 violated.")
+print("The outcome is: Error")
 sys.exit(12)
 """
 
