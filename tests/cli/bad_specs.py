@@ -6,7 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from cli_cases import CHECKOUT
+from cli_cases import CHECKOUT, Case, run_case
+from cli_files import prepare
+
+from autoswitch.conformance.check.specconfig import use_spec_dir
 
 SPEC = CHECKOUT / "spec"
 _REG1 = (SPEC / "MC_data_reg1.cfg").read_text()
@@ -45,3 +48,13 @@ def spec_folder(tmp: Path) -> Path:
     shutil.copy(SPEC / "MC_data.tla", tmp / "x")
     (tmp / "x" / "MC.cfg").write_text(CONFIGS["MC_tiny"])
     return folder
+
+
+def run_spec_case(case: Case, tmp: Path) -> None:
+    """A ``check`` or ``tla`` row with the fixture files and the malformed spec folder under ``tmp``."""
+    prepare(tmp)
+    spec_folder(tmp)
+    try:
+        run_case(case, tmp)
+    finally:
+        use_spec_dir(None)  # --spec-dir holds for the rest of the process: the next test takes the default again

@@ -8,11 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bad_specs import spec_folder
-from cli_cases import Case, run_case
-from cli_files import BRACKETS, prepare
-
-from autoswitch.conformance.check.specconfig import use_spec_dir
+from bad_specs import run_spec_case
+from cli_cases import Case
+from cli_files import BRACKETS
 
 TINY = "{tmp}/cfg/MC_tiny.cfg"  # holds, two states
 NOT_FOUND = "{tmp}/cfg/MC_neg_zeroack.cfg"  # a negative control whose violation is out of reach: the verdict fails
@@ -63,9 +61,4 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_cli(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TLA2TOOLS_JAR", raising=False)
-    prepare(tmp_path)
-    spec_folder(tmp_path)
-    try:
-        run_case(case, tmp_path)
-    finally:
-        use_spec_dir(None)  # --spec-dir holds for the rest of the process: the next test takes the default again
+    run_spec_case(case, tmp_path)

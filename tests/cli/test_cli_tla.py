@@ -9,11 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bad_specs import spec_folder
-from cli_cases import Case, run_case
-from cli_files import BRACKETS, prepare
-
-from autoswitch.conformance.check.specconfig import use_spec_dir
+from bad_specs import run_spec_case
+from cli_cases import Case
+from cli_files import BRACKETS
 
 TINY = "{tmp}/cfg/MC_tiny.cfg"
 S = ("--spec-dir", "{tmp}/spec")
@@ -67,9 +65,4 @@ def test_cli(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     for name in ("TLA2TOOLS_JAR", "APALACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no java, no apalache-mc
-    prepare(tmp_path)
-    spec_folder(tmp_path)
-    try:
-        run_case(case, tmp_path)
-    finally:
-        use_spec_dir(None)  # --spec-dir holds for the rest of the process: the next test takes the default again
+    run_spec_case(case, tmp_path)
