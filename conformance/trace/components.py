@@ -42,11 +42,16 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_nat(value: Any) -> bool:
+    """An epoch or an offset: the model's are naturals (RocketMQ's checkpoint line ``epoch-startOffset`` has no sign)."""
+    return _is_int(value) and value >= 0
+
+
 def _entry_problem(value: Any) -> str | None:
     if not isinstance(value, Mapping) or set(value) != set(ENTRY_FIELDS):
         return f"an entry is a record with exactly {', '.join(ENTRY_FIELDS)}, got {show(value)}"
-    if not all(_is_int(value[k]) for k in ENTRY_FIELDS):
-        return f"an entry's fields are ints, got {show(value)}"
+    if not all(_is_nat(value[k]) for k in ENTRY_FIELDS):
+        return f"an entry's fields are ints >= 0, got {show(value)}"
     return None
 
 
@@ -131,7 +136,7 @@ def _validate_epoch_file(trace: Trace) -> None:
             if name not in action:
                 raise TraceError(trace.path, i, f"action.{name}", f"{action['tag']} needs parameter {name!r} ({kind})")
             problem = _entries_problem(action[name], as_cache=True) if kind == OTHER else (
-                None if _is_int(action[name]) else f"expected int, got {show(action[name])}")
+                None if _is_nat(action[name]) else f"expected an int >= 0, got {show(action[name])}")
             if problem:
                 raise TraceError(trace.path, i, f"action.{name}", problem)
         _validate_answer(trace, i, state.get("outcome", {}), returns)

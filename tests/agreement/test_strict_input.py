@@ -161,6 +161,16 @@ def test_expect_on_a_component_kind_is_refused_not_ignored(tmp_path: Path) -> No
     _refused(_write(doc, tmp_path), None, "#meta.expect")
 
 
+@pytest.mark.parametrize("field", ["epoch", "startOffset"])
+def test_epoch_file_parameters_are_naturals(field: str, tmp_path: Path) -> None:
+    """Found by the fuzzer (seed 2026, input 6503): a negative epoch passed the reference and stopped the
+    implementation's checkpoint file (``epoch-startOffset`` lines have no sign)."""
+    doc = _doc(ROOT / "traces/epoch-file/E1-append-and-queries.itf.json")
+    index = next(i for i, s in enumerate(doc["states"]) if s["action"]["tag"] == "appendEntry")
+    doc["states"][index]["action"][field] = {"#bigint": str(-(2**63))}
+    _refused(_write(doc, tmp_path), index, f"action.{field}")
+
+
 @pytest.mark.parametrize("size", [0, 2**31, 2**53, True])
 def test_retention_file_size_is_a_positive_java_int(size: Any, tmp_path: Path) -> None:
     doc = _doc(ROOT / "traces/retention/R2-empty-log.itf.json")
