@@ -333,19 +333,27 @@ def by_kind(corpus: tuple[Path, ...]) -> dict[str, list[Path]]:
     return {k: kinds[k] for k in sorted(kinds)}
 
 
+MAX_DRAWS = 100  # a draw whose mutation finds no place in its trace (no process field, no bool) is drawn again
+
+
 def make_case(corpus: list[Path], seed: int, index: int) -> FuzzCase:
-    """Input ``index`` of ``seed``: a trace kind, a trace of it and one mutation, drawn from their own generator."""
+    """Input ``index`` of ``seed``: a trace kind, a trace of it and one mutation, drawn from their own generator;
+    drawn again while the mutation leaves the trace as it was, so that every input is a changed trace."""
     rng = random.Random(f"{seed}:{index}")
     kinds = by_kind(tuple(corpus))
-    traces = kinds[rng.choice(list(kinds))]
-    source = traces[rng.randrange(len(traces))]
-    text = source.read_text()
-    mutation = rng.choice([*MUTATIONS, *TEXT_MUTATIONS])
-    if mutation == "truncate_text":
-        return FuzzCase(index, str(source), mutation, True, text[: rng.randrange(len(text.rstrip()) - 1)])
-    doc = _Doc(json.loads(text), rng)
-    must_refuse = MUTATIONS[mutation](doc)
-    return FuzzCase(index, str(source), mutation, must_refuse, doc.dumps())
+    for _ in range(MAX_DRAWS):
+        traces = kinds[rng.choice(list(kinds))]
+        source = traces[rng.randrange(len(traces))]
+        text = source.read_text()
+        mutation = rng.choice([*MUTATIONS, *TEXT_MUTATIONS])
+        if mutation == "truncate_text":
+            return FuzzCase(index, str(source), mutation, True, text[: rng.randrange(len(text.rstrip()) - 1)])
+        doc = _Doc(json.loads(text), rng)
+        must_refuse = MUTATIONS[mutation](doc)
+        mutated = doc.dumps()
+        if mutated != json.dumps(json.loads(text), indent=1):
+            return FuzzCase(index, str(source), mutation, must_refuse, mutated)
+    raise RuntimeError(f"fuzz: no mutation changed a trace in {MAX_DRAWS} draws (seed {seed}, input {index})")
 
 
 def judge(case: FuzzCase, results: tuple[Result, ...]) -> str | None:

@@ -4,6 +4,7 @@ replayed on both engines - no exception, no ERROR, the engines agree, nothing th
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -47,6 +48,12 @@ def test_the_fast_inputs_cover_every_mutation_and_every_trace_kind() -> None:
     kinds = {Path(c.source).parent.name for c in cases}
     assert {"epoch-file", "handshake", "retention", "z3", "controller", "kinds", "negative"} <= kinds
     assert sum(c.must_refuse for c in cases) > len(cases) // 2
+
+
+def test_every_input_is_a_changed_trace() -> None:
+    """A mutation that finds no place in its trace (no process field, no bool) is drawn again, not counted."""
+    for case in (make_case(CORPUS, SEED, i) for i in range(500)):
+        assert case.text.strip() != json.dumps(json.loads(Path(case.source).read_text()), indent=1), case
 
 
 def test_an_input_is_the_same_bytes_from_its_seed_and_index() -> None:
