@@ -45,7 +45,11 @@ def internal_error(error: BaseException, debug: bool) -> None:
     """The lines an internal error prints (exit 3): what escaped, and how to report it (with the traceback if asked)."""
     if debug:
         traceback.print_exception(error, file=sys.stderr)
-    click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 - e.g. a Py4JJavaError whose message lives in a JVM that is gone
+        text = "(its message could not be read)"
+    click.echo(f"internal error: {type(error).__name__}: {text}", err=True)
     click.echo(f"this is a bug in autoswitch; rerun with {TRACEBACK_ENV}=1 (or autoswitch --debug ...) for the traceback "
                "and report it with the command line", err=True)
 

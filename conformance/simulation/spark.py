@@ -349,8 +349,20 @@ def _run_spark(campaign: Campaign, out: Path, sc: Any, pending: list[tuple[str, 
         worker.join(0.5)
         progress(sum((store.chunk_dir(out, *t) / "_DONE").exists() for t in pending), len(pending))
     if "error" in result:
+        if _stopped(sc):
+            raise InputError(f"--master {sc.master}: Spark stopped the application before the campaign ended (a master "
+                             "that cannot be reached, or that gave up on it: see Spark's log above); the chunks done are kept, "
+                             "re-run to finish") from None
         raise result["error"]
     return result["done"], sc.master
+
+
+def _stopped(sc: Any) -> bool:
+    """Whether Spark itself ended the context (its JVM gone too): the cluster's doing, not a task's exception."""
+    try:
+        return bool(sc._jsc.sc().isStopped())
+    except Exception:  # noqa: BLE001 - the gateway to the JVM is closed: stopped as well
+        return True
 
 
 def bench(campaign: Campaign, master: str) -> list[RunStats]:

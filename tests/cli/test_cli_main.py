@@ -51,6 +51,20 @@ def test_an_internal_error_exits_3_with_one_line_and_a_pointer(monkeypatch: pyte
     assert "Traceback" not in result.output
 
 
+class _Unprintable(RuntimeError):
+    def __str__(self) -> str:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def test_an_internal_error_whose_message_cannot_be_read_still_exits_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Py4JJavaError reads its message from the JVM: with the JVM gone, printing it raised and the command exited 1."""
+    monkeypatch.delenv(TRACEBACK_ENV, raising=False)
+    monkeypatch.setattr(bench, "run_bench", _raise(_Unprintable()))
+    result = CliRunner().invoke(main, BENCH)
+    assert result.exit_code == EXIT_INTERNAL, result.output
+    assert "internal error: _Unprintable: (its message could not be read)" in result.output and POINTER in result.output
+
+
 @pytest.mark.parametrize("how", ["--debug", TRACEBACK_ENV])
 def test_the_traceback_on_request(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "run_bench", _raise(RuntimeError("boom")))

@@ -154,6 +154,19 @@ def test_the_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> N
     assert {p.name for p in out.iterdir()} == LAYOUT - {"failures"}  # a safe configuration: no failure
 
 
+def test_a_master_that_cannot_be_reached_is_bad_input_not_a_crash(tmp_path: Path) -> None:
+    """Spark gives up on an unreachable master after about a minute; the command crashed in its own error
+    handler (the Py4JJavaError's message lives in the JVM) and exited 1."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    command = [str(Path(sys.executable).parent / "autoswitch"), "simulate", "--walks", "2", "--length", "5", "--configs",
+               "safe-rocketmq-2p", "--master", "spark://127.0.0.1:1", "--out", str(tmp_path / "out")]
+    done = subprocess.run(command, env={**os.environ, "TMPDIR": str(root)}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "--master spark://127.0.0.1:1: Spark stopped the application" in done.stderr
+    assert sorted(root.iterdir()) == []
+
+
 def test_a_terminated_command_leaves_nothing_in_the_temporary_folder(tmp_path: Path) -> None:
     root = tmp_path / "tmp"
     root.mkdir()
