@@ -9,7 +9,7 @@ A configuration argument is either a NAME, ``spec/NAME.cfg`` in the spec folder 
 ``--spec-dir`` for another folder), or, when it holds a path separator, the path of a .cfg file (its MC module beside
 it). Either way the configuration's name is the file's stem, checked by :func:`config_name` (letters, digits, ``_``,
 ``.``, ``-``; not ``.`` or ``..``): only that name becomes a file or folder name under a command's output folder
-(``OUT/NAME/``, check/outpaths.py), never the argument, so ``../x/MC.cfg`` reads that file and writes ``OUT/MC/``.
+(``OUT/NAME/``, conformance/paths.py), never the argument, so ``../x/MC.cfg`` reads that file and writes ``OUT/MC/``.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
-from autoswitch.conformance.check.outpaths import file_under
 from autoswitch.conformance.check.specconfig import load_spec_config
 from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.paths import file_under
 from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
 from autoswitch.conformance.tla.run import VIOLATION
 from autoswitch.conformance.trace.itf import write_trace

@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 from attrs import frozen
 
 from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.paths import path_under
 
 if TYPE_CHECKING:
     from autoswitch.conformance.simulation.spark import Campaign
@@ -66,10 +67,8 @@ def inside(out: Path, *parts: str) -> Path:
     for part in parts:
         if not PLAIN_NAME.fullmatch(part) or ".." in part:
             raise InputError(f"{part!r} cannot be a name under {out}: a plain name of letters, digits, '_', '.', '=', '-' only")
-    path = out.joinpath(*parts)
-    if not path.resolve().is_relative_to(out.resolve()):
-        raise InputError(f"{path} leads outside {out} (a symbolic link?); refusing to write there")
-    return path
+    path_under(out, *parts)  # symbolic links resolved, still under out
+    return out.joinpath(*parts)
 
 
 def chunk_dir(out: Path, config: str, k: int) -> Path:

@@ -3,7 +3,7 @@ found as replayable traces and replay them on the reference and the implementati
 
 Per configuration NAME (spec/NAME.cfg, or the path of a NAME.cfg: specconfig.config_path) everything goes to
 ``OUT/NAME/``, NAME being the file's checked stem, and every path written is checked to stay inside OUT
-(outpaths.path_under, file_under, folder_under):
+(paths.path_under, file_under, folder_under):
 - TLC: ``tlc.log`` (TLC's output) and, for a counterexample, ``counterexample.itf.json``;
 - Apalache: ``apalache.log``, ``spec/`` (the modules and ``APA_NAME.tla`` with the config's constants),
   ``out/`` and ``run/`` (Apalache's own output), ``counterexample.itf.json`` (its ``violation1``) and,
@@ -30,8 +30,8 @@ from pathlib import Path
 from attrs import asdict, frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.check.outpaths import file_under, folder_under
 from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
+from autoswitch.conformance.paths import file_under, folder_under
 from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
 from autoswitch.conformance.tla.run import (
     ERROR,

@@ -230,7 +230,7 @@ def test_paths_stay_under_the_output_folder(tmp_path: Path) -> None:
         store.trace_path(tmp_path, "failures/../../x.itf.json")
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "failures").symlink_to(tmp_path)
-    with pytest.raises(InputError, match="leads outside"):
+    with pytest.raises(InputError, match="outside the output folder"):
         store.inside(tmp_path / "out", "failures", "x.itf.json")
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from autoswitch.conformance.check.checker import Checker
-from autoswitch.conformance.check.outpaths import OutputPathError, path_under
 from autoswitch.conformance.check.specconfig import (
     CHECKOUT_SPEC_DIR,
     MAX_FILE_BYTES,
@@ -22,6 +21,7 @@ from autoswitch.conformance.check.specconfig import (
     load_spec_config,
 )
 from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.paths import OutputPathError, path_under
 
 SPEC = CHECKOUT_SPEC_DIR
 GOOD = (SPEC / "MC_neg_shortcut.cfg").read_text()
