@@ -23,7 +23,7 @@ from typing import Any
 from autoswitch.conformance.trace.itf import Trace, TraceError
 from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
 from autoswitch.conformance.trace.validate import MAX_FILES
-from autoswitch.conformance.trace.vocabulary import same
+from autoswitch.conformance.trace.vocabulary import is_int, is_nat, is_pairs, same
 from autoswitch.reference import epoch_cache as ref_cache
 from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
@@ -35,22 +35,13 @@ RETENTION = "retention"
 
 # ---- shared field checks ---------------------------------------------------------------------------
 
-ENTRY_FIELDS = ("epoch", "startOffset", "endOffset")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_nat(value: Any) -> bool:
-    """An epoch or an offset: the model's are naturals (RocketMQ's checkpoint line ``epoch-startOffset`` has no sign)."""
-    return _is_int(value) and value >= 0
+ENTRY_FIELDS = ("epoch", "startOffset", "endOffset")  # naturals: RocketMQ's checkpoint line epoch-startOffset has no sign
 
 
 def _entry_problem(value: Any) -> str | None:
     if not isinstance(value, Mapping) or set(value) != set(ENTRY_FIELDS):
         return f"an entry is a record with exactly {', '.join(ENTRY_FIELDS)}, got {show(value)}"
-    if not all(_is_nat(value[k]) for k in ENTRY_FIELDS):
+    if not all(is_nat(value[k]) for k in ENTRY_FIELDS):
         return f"an entry's fields are ints >= 0, got {show(value)}"
     return None
 
@@ -74,7 +65,7 @@ def _entries_problem(value: Any, as_cache: bool) -> str | None:
 
 
 def _pairs_problem(value: Any) -> str | None:
-    if not isinstance(value, list) or not all(isinstance(p, tuple) and len(p) == 2 and all(map(_is_int, p)) for p in value):
+    if not is_pairs(value):
         return f"must be a list of <<epoch, startOffset>> tuples, got {show(value)}"
     return None
 
@@ -136,7 +127,7 @@ def _validate_epoch_file(trace: Trace) -> None:
             if name not in action:
                 raise TraceError(trace.path, i, f"action.{name}", f"{action['tag']} needs parameter {name!r} ({kind})")
             problem = _entries_problem(action[name], as_cache=True) if kind == OTHER else (
-                None if _is_nat(action[name]) else f"expected an int >= 0, got {show(action[name])}")
+                None if is_nat(action[name]) else f"expected an int >= 0, got {show(action[name])}")
             if problem:
                 raise TraceError(trace.path, i, f"action.{name}", problem)
         _validate_answer(trace, i, state.get("outcome", {}), returns)
@@ -157,7 +148,7 @@ def _validate_answer(trace: Trace, i: int, outcome: Any, returns: str | None) ->
     for key in outcome:
         if key not in allowed:
             raise TraceError(trace.path, i, f"outcome.{key}", f"this operation's outcome has only {sorted(allowed) or 'no fields'}")
-    if "returns" in outcome and not (isinstance(outcome["returns"], bool) if returns == BOOL else _is_int(outcome["returns"])):
+    if "returns" in outcome and not (isinstance(outcome["returns"], bool) if returns == BOOL else is_int(outcome["returns"])):
         raise TraceError(trace.path, i, "outcome.returns", f"expected {returns}, got {show(outcome['returns'])}")
     if returns == ENTRY and outcome:
         if not isinstance(outcome.get("found"), bool):
@@ -322,7 +313,7 @@ def _validate_handshake(trace: Trace) -> str:
         if name not in pre:
             raise TraceError(trace.path, 0, name, f"the inputs are {', '.join(HANDSHAKE_INPUTS)}")
         problem = _pairs_problem(pre[name]) if name.endswith("Epochs") else (
-            None if _is_int(pre[name]) and pre[name] >= 0 else f"expected an offset (int >= 0), got {show(pre[name])}")
+            None if is_nat(pre[name]) else f"expected an offset (int >= 0), got {show(pre[name])}")
         if problem:
             raise TraceError(trace.path, 0, name, problem)
     for side in ("master", "slave"):
@@ -334,7 +325,7 @@ def _validate_handshake(trace: Trace) -> str:
     if after.get("action") != {"tag": "Handshake"}:
         raise TraceError(trace.path, 1, "action", "must be {tag: 'Handshake'}")
     outcome = after.get("outcome")
-    if not isinstance(outcome, Mapping) or outcome.get("code") not in ("OK", NO_CONSISTENT_POINT) or not _is_int(outcome.get("truncateOffset")):
+    if not isinstance(outcome, Mapping) or outcome.get("code") not in ("OK", NO_CONSISTENT_POINT) or not is_int(outcome.get("truncateOffset")):
         raise TraceError(trace.path, 1, "outcome", f"needs 'code' ('OK' or {NO_CONSISTENT_POINT!r}) and 'truncateOffset' (an int)")
     return policy
 
@@ -366,7 +357,7 @@ JAVA_INT_MAX = 2**31 - 1
 
 def _validate_retention(trace: Trace) -> int:
     size = trace.meta.get("fileSize")
-    if not _is_int(size) or not 0 < size <= JAVA_INT_MAX:
+    if not is_int(size) or not 0 < size <= JAVA_INT_MAX:
         raise TraceError(trace.path, None, "#meta.fileSize", f"messages per commit log file: an int in 1..{JAVA_INT_MAX} "
                          f"(mappedFileSizeCommitLog is a Java int), got {show(size)}")
     for i, state in enumerate(trace.states):
@@ -376,7 +367,7 @@ def _validate_retention(trace: Trace) -> int:
         if set(action) - {"tag"} != set(params):
             raise TraceError(trace.path, i, "action", f"{action['tag']} takes exactly {', '.join(params) or 'no parameters'}")
         for name, kind in params.items():
-            if not (isinstance(action[name], bool) if kind == BOOL else _is_int(action[name])):
+            if not (isinstance(action[name], bool) if kind == BOOL else is_int(action[name])):
                 raise TraceError(trace.path, i, f"action.{name}", f"expected {kind}, got {show(action[name])}")
         outcome = state.get("outcome", {})
         if not isinstance(outcome, Mapping):
@@ -387,12 +378,12 @@ def _validate_retention(trace: Trace) -> int:
                 raise TraceError(trace.path, i, f"outcome.{key}", f"this action's outcome has only {sorted(allowed) or 'no fields'}")
         if "code" in outcome and outcome["code"] not in TRANSFER_CODES:
             raise TraceError(trace.path, i, "outcome.code", f"one of {', '.join(TRANSFER_CODES)}")
-        if "fromOffset" in outcome and not _is_int(outcome["fromOffset"]):
+        if "fromOffset" in outcome and not is_int(outcome["fromOffset"]):
             raise TraceError(trace.path, i, "outcome.fromOffset", "an offset (int)")
         if "entry" in outcome and (outcome.get("code") != "OK" or _entry_problem(outcome["entry"])):
             raise TraceError(trace.path, i, "outcome.entry", "an entry record, given only with code 'OK'")
     pre = trace.states[0]
-    if not _is_int(pre.get("leo")) or pre["leo"] < 0:
+    if not is_int(pre.get("leo")) or pre["leo"] < 0:
         raise TraceError(trace.path, 0, "leo", "the master's max offset: an int >= 0")
     if -(-pre["leo"] // size) > MAX_FILES:
         raise TraceError(trace.path, 0, "leo", f"{pre['leo']} messages in files of {size} make more than {MAX_FILES} files")

@@ -44,7 +44,7 @@ from autoswitch.conformance.engines import (
 )
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, batch_exit
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
-from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem, same, strict
+from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem, is_nat, is_pairs, same, strict
 from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
@@ -339,17 +339,8 @@ _PRE_STATE = ("role", "log", "epochFile", "confirmOffset")
 TRUNCATION_EXPECT = {"violation": str, "truncationPoint": int, "commonPrefix": int}  # commonPrefix optional
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _pairs(value: Any) -> bool:
-    """A list of <<int, int>>: a log's <<msg, epoch>> entries or an epoch file's <<epoch, startOffset>>."""
-    return isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 and all(map(_is_int, p)) for p in value)
-
-
-_PRE_TYPES = {"log": (_pairs, "a list of <<msg, epoch>> entries"), "epochFile": (_pairs, "a list of <<epoch, startOffset>> entries"),
-              "confirmOffset": (lambda v: _is_int(v) and v >= 0, "an offset (an int >= 0)")}
+_PRE_TYPES = {"log": (is_pairs, "a list of <<msg, epoch>> entries"), "epochFile": (is_pairs, "a list of <<epoch, startOffset>> entries"),
+              "confirmOffset": (is_nat, "an offset (an int >= 0)")}
 
 
 def _validate_truncation_step(trace: Trace) -> tuple[Options, str, str]:

@@ -10,6 +10,22 @@ from typing import Any
 from autoswitch.conformance.engines import show_name
 from autoswitch.reference.actions import ACTIONS, BOOL, INT, STR, TRIGGERS
 
+
+def is_int(value: Any) -> bool:
+    """An integer of a trace: a Python int that is not a bool (ITF keeps ``true`` and ``1`` apart)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_nat(value: Any) -> bool:
+    """An epoch or an offset: an integer >= 0."""
+    return is_int(value) and value >= 0
+
+
+def is_pairs(value: Any) -> bool:
+    """A list of <<int, int>>: a log's <<msg, epoch>> entries or an epoch file's <<epoch, startOffset>>."""
+    return isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 and all(map(is_int, p)) for p in value)
+
+
 DISABLED = "DISABLED"  # a walk state's outcome code: the model must refuse the action (NotEnabled), nothing changes
 # Trace-only variables (spec/README.md, "Trace kinds"): observable by both engines, not spec variables.
 TRACE_VARS: dict[str, str] = {
@@ -22,7 +38,7 @@ TRACE_VARS: dict[str, str] = {
 
 def _type_ok(type_: str, value: Any) -> bool:
     if type_ == INT:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return is_int(value)
     if type_ == STR:
         return isinstance(value, str)
     if type_ == BOOL:
