@@ -54,6 +54,9 @@ class Domains(Protocol):
 
     def bound(self, name: str) -> int: ...
 
+    @property
+    def faults(self) -> frozenset[str]: ...
+
 
 def _subsets(ids: Sequence[int]) -> list[frozenset[int]]:
     """SUBSET ids, smallest first."""
@@ -86,8 +89,9 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
     then its DataNext ones, then EnvNext, each in the table's (the spec's) order, except that a process's
     actions without a choice of parameters come first in each group (the order the checker has always
     tried them in: its shortest counterexamples stay the same). A switched action is there when its
-    switch is TRUE."""
-    entries = [a for a in ACTIONS.values() if a.in_next and (a.switch is None or domains.switch(a.switch))]
+    switch is TRUE, a fault's action (ActionDef.fault) when the configuration's Faults names it."""
+    entries = [a for a in ACTIONS.values() if a.in_next and (a.switch is None or domains.switch(a.switch))
+               and (a.fault is None or a.fault in domains.faults)]
     out: list[dict[str, Any]] = []
     for p in domains.processes:
         for group in (PROCESS_GROUP, DATA):

@@ -45,6 +45,7 @@ class HAConfig:
     confirm_shortcut_fix: bool = True
     confirm_zero_ack_fix: bool = True
     epoch_reentry_fix: bool = True
+    register_retry: bool = True  # startBasicService retried after a failed ApplyBrokerId (ReplicasManager)
     truncate: Truncate = field(init=False, eq=False, repr=False)
 
     @truncate.default

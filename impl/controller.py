@@ -39,6 +39,7 @@ class ControllerConfig:
 
     enable_elect_unclean_master: bool = False
     elect_master_max_retry_count: int = 3  # tries of one controller-triggered election
+    reelect_scan: bool = True  # scanInactiveMasterAndTriggerReelect (5.1.1+, #6383); False: only the master's expiry triggers
 
 
 class EventLog:

@@ -58,7 +58,8 @@ class ActionDef:
     """One tag of the alphabet. ``run(system, action, options)`` is its reference function (None for the
     tags ``step`` does not run: Init, and the leadership tags ``cluster.step`` runs). ``in_next``: an action
     of the spec's Next, when the spec configuration's ``switch`` (if any) is TRUE. ``optional``: the
-    parameters a trace may add (spec/README.md, "Trace kinds")."""
+    parameters a trace may add (spec/README.md, "Trace kinds"). ``fault``: the fault of MODEL.md §9
+    (liveness.NEW_FAULTS) whose presence in the configuration's ``Faults`` puts the action in Next."""
 
     tag: str
     group: str
@@ -67,6 +68,7 @@ class ActionDef:
     in_next: bool = False
     switch: str | None = None
     optional: Mapping[str, Kind] = {}
+    fault: str | None = None
 
 
 def _on_controller(request: Callable[..., tuple]) -> Callable[..., tuple[System, frozendict]]:

@@ -142,6 +142,12 @@ class System:
     master_history: frozenset[tuple[int, str]] = frozenset()  # ghost: (masterEpoch, process) pairs
     acked: frozenset[int] = frozenset()  # ghost: messages acknowledged to producers
     seen: frozenset[int] = frozenset()  # ghost: messages consumers have read
+    # the network (MODEL.md §9): replication links cut between two processes (PartitionLink), and each process's
+    # controller request computed on its view and not delivered yet (SendLate: a controller-level action record)
+    partitions: frozenset[frozenset[str]] = frozenset()
+    late: frozendict[str, frozendict] = field(factory=frozendict)
+    # bookkeeping of the checker and TLC, not a trace variable: the budgeted faults taken so far (liveness.charged)
+    faults: int = 0
 
     def process_of(self, broker_id: int) -> str | None:
         """The process whose meta file holds ``broker_id`` (unique while UniqueBrokerIds holds)."""
@@ -175,3 +181,9 @@ class Options:
     confirm_zero_ack_fix: bool = True
     # hypothetical (False = RocketMQ at the snapshot): changeToMaster keeps a re-entered epoch's start offset
     epoch_reentry_fix: bool = True
+    # False = before 5.1.1 (#6383), or JRaft with #8380's negated predicate: no periodic re-elect scan; only the
+    # expiry of the master's heartbeat starts the controller's election trigger
+    reelect_scan: bool = True
+    # hypothetical (False = a startBasicService that is not retried): a broker whose ApplyBrokerId failed stays
+    # APPLY_FAILED instead of starting again from INITIAL
+    register_retry: bool = True

@@ -51,7 +51,25 @@ CONSTANTS
     \* both TRUE a stale Expand/Shrink answer can arrive after a newer alter
     \* (spec/README.md, "stale alter answer").
     \* @type: Bool;
-    AnySetAlter
+    AnySetAlter,
+    \* The fault budget (MODEL.md §9, reference/liveness.py): the faults of
+    \* NewFaults that are in Next, how many budgeted faults a behaviour may
+    \* take, and whether the older faults (crash, lost responses, expiry of a
+    \* live broker, controller failover, admin election, clean) are charged
+    \* too (the liveness configurations: every fault bounded).
+    \* @type: Set(Str);
+    Faults,
+    \* @type: Int;
+    MaxFaults,
+    \* @type: Bool;
+    BoundAllFaults,
+    \* Options of the liveness controls (reference/state.py Options):
+    \* ReelectScan FALSE = before 5.1.1 (#6383): no periodic re-elect scan;
+    \* RegisterRetry FALSE = a broker whose ApplyBrokerId failed gives up.
+    \* @type: Bool;
+    ReelectScan,
+    \* @type: Bool;
+    RegisterRetry
 
 -----------------------------------------------------------------------------
 Init ==

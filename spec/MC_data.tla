@@ -42,6 +42,11 @@ ConstInit ==
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
     /\ EpochReentryFix = TRUE
+    /\ ReelectScan = TRUE
+    /\ RegisterRetry = TRUE
+    /\ Faults = {}
+    /\ MaxFaults = 0
+    /\ BoundAllFaults = FALSE
 
 MC_View == modelVars
 =============================================================================

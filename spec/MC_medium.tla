@@ -36,6 +36,11 @@ ConstInit ==
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
     /\ EpochReentryFix = TRUE
+    /\ ReelectScan = TRUE
+    /\ RegisterRetry = TRUE
+    /\ Faults = {}
+    /\ MaxFaults = 0
+    /\ BoundAllFaults = FALSE
 
 \* TLC fingerprints states by the model's variables only (see MC_small).
 MC_View == modelVars

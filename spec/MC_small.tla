@@ -35,6 +35,11 @@ ConstInit ==
     /\ ConfirmShortcutFix = TRUE
     /\ ConfirmZeroAckFix = TRUE
     /\ EpochReentryFix = TRUE
+    /\ ReelectScan = TRUE
+    /\ RegisterRetry = TRUE
+    /\ Faults = {}
+    /\ MaxFaults = 0
+    /\ BoundAllFaults = FALSE
 
 \* TLC fingerprints states by the model's variables only: `action` and
 \* `outcome` label the step that reached a state, they are not state.

@@ -26,6 +26,7 @@ from autoswitch.conformance.engines import OPTION_FIELDS, SET_OPTIONS, Config, c
 from autoswitch.conformance.errors import InputError
 from autoswitch.reference import Options
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
+from autoswitch.reference.liveness import LIVENESS, LIVENESS_BY_NAME, NEW_FAULTS
 
 # Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
 # install, ``pip install -e .``: a plain install ships no spec/).
@@ -37,18 +38,25 @@ _chosen: Path | None = None
 # policy and the model options: each Options field's #meta name capitalised (engines.OPTION_FIELDS, spec_constant).
 BOUNDS = ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")
 SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
+# The fault budget (AutoSwitch.tla, reference/liveness.py): the faults of NEW_FAULTS in Next (a set of their tags), how
+# many budgeted faults a behaviour may take, and whether the older faults are charged too. Optional here (these
+# defaults: none, 0, FALSE); TLC needs them in every .cfg.
+FAULT_CONSTANTS = {"Faults": frozenset(), "MaxFaults": 0, "BoundAllFaults": False}
+# SPECIFICATION (the liveness configurations: Init /\ [][Next]_vars /\ Fairness) -> the initial predicate it starts from
+SPECIFICATIONS = {"LiveSpec": "Init", "LiveSpecRegistered": "InitRegistered"}
 
 
 # A configuration's name: a file name in the spec folder, never a path.
 CONFIG_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 MAX_FILE_BYTES = 1 << 20  # a .cfg or MC module larger than this is not one of the project's
 # The bounds of StateConstraint and DataNext (AutoSwitch.tla) and their least values: nextBrokerId starts at 1.
-LEAST = {"MaxEpoch": 0, "MaxClock": 0, "MaxNextBrokerId": 1, "MaxMsgs": 0}
+LEAST = {"MaxEpoch": 0, "MaxClock": 0, "MaxNextBrokerId": 1, "MaxMsgs": 0, "MaxFaults": 0}
 # TLC's configuration keywords; the reader takes CONSTANTS, INIT, INVARIANTS and PROPERTIES, TLC the others.
 KEYWORDS = {"CONSTANT": "CONSTANTS", "CONSTANTS": "CONSTANTS", "INIT": "INIT", "NEXT": "NEXT", "VIEW": "VIEW",
             "CONSTRAINT": "CONSTRAINT", "CONSTRAINTS": "CONSTRAINT", "ACTION_CONSTRAINT": "CONSTRAINT",
             "ACTION_CONSTRAINTS": "CONSTRAINT", "SYMMETRY": "SYMMETRY", "INVARIANT": "INVARIANTS", "INVARIANTS": "INVARIANTS",
-            "PROPERTY": "PROPERTIES", "PROPERTIES": "PROPERTIES", "CHECK_DEADLOCK": "CHECK_DEADLOCK"}
+            "PROPERTY": "PROPERTIES", "PROPERTIES": "PROPERTIES", "CHECK_DEADLOCK": "CHECK_DEADLOCK",
+            "SPECIFICATION": "SPECIFICATION"}
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -88,8 +96,9 @@ class SpecConfig:
     constants: Mapping[str, Any]  # every `Name = value` of CONSTANTS
     init: str  # "Init" or "InitRegistered"
     invariants: tuple[str, ...]
-    properties: tuple[str, ...]
+    properties: tuple[str, ...]  # the action properties of PROPERTIES
     source: Path  # the .cfg file read
+    liveness: tuple[str, ...] = ()  # the liveness properties of PROPERTIES (reference/liveness.py)
 
     @property
     def where(self) -> str:
@@ -105,6 +114,19 @@ class SpecConfig:
 
     def switch(self, name: str) -> bool:
         return bool(self.constants[name])
+
+    @property
+    def faults(self) -> frozenset[str]:
+        """The faults of liveness.NEW_FAULTS in Next (the constant Faults)."""
+        return frozenset(self.constants.get("Faults", FAULT_CONSTANTS["Faults"]))
+
+    @property
+    def max_faults(self) -> int:
+        return int(self.constants.get("MaxFaults", FAULT_CONSTANTS["MaxFaults"]))
+
+    @property
+    def bound_all_faults(self) -> bool:
+        return bool(self.constants.get("BoundAllFaults", FAULT_CONSTANTS["BoundAllFaults"]))
 
     def meta(self, first_addrs: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The ``#meta`` of a trace of this configuration (MODEL.md option names), with the processes
@@ -222,7 +244,7 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
     module = header.group(1)
     constants: dict[str, Any] = {}
     at: dict[str, int] = {}  # constant -> its line
-    sections: dict[str, list[tuple[str, int]]] = {"INIT": [], "INVARIANTS": [], "PROPERTIES": []}
+    sections: dict[str, list[tuple[str, int]]] = {"INIT": [], "INVARIANTS": [], "PROPERTIES": [], "SPECIFICATION": []}
     section = ""
     for number, raw in enumerate(lines, 1):
         where = f"{path}:{number}"
@@ -254,16 +276,19 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
                 sections[section].append((word, number))
     addrs, broker_ids = _module_definitions(path.parent / f"{module}.tla", f"{path}:1")
     _check_constants(path, constants, at)
-    init = [w for w, _ in sections["INIT"]]
+    init = [w for w, _ in sections["INIT"]] + [SPECIFICATIONS.get(w, w) for w, _ in sections["SPECIFICATION"]]
     if len(init) != 1 or init[0] not in ("Init", "InitRegistered"):
-        raise SpecConfigError(f"{path}: needs INIT Init or INIT InitRegistered (found: {init})")
-    for (section, known) in (("INVARIANTS", STATE_INVARIANTS), ("PROPERTIES", ACTION_PROPERTIES)):
+        raise SpecConfigError(f"{path}: needs INIT Init, INIT InitRegistered or SPECIFICATION {' or '.join(SPECIFICATIONS)} "
+                              f"(found: {init})")
+    for (section, known) in (("INVARIANTS", STATE_INVARIANTS), ("PROPERTIES", ACTION_PROPERTIES + LIVENESS)):
         names = [p.name for p in known]
         for word, number in sections[section]:
             if word not in names:
                 raise SpecConfigError(f"{path}:{number}: {section}: no property {word} (known: {', '.join(names)})")
+    properties = [w for w, _ in sections["PROPERTIES"]]
     spec = SpecConfig(name, module, addrs, broker_ids, constants, init[0], tuple(w for w, _ in sections["INVARIANTS"]),
-                      tuple(w for w, _ in sections["PROPERTIES"]), path)
+                      tuple(w for w in properties if w not in LIVENESS_BY_NAME), path,
+                      tuple(w for w in properties if w in LIVENESS_BY_NAME))
     config, field, problem = config_from_meta(spec.meta())
     if config is None:
         option = field.rpartition(".")[2]
@@ -276,7 +301,7 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
 def _check_constants(path: Path, constants: Mapping[str, Any], at: Mapping[str, int]) -> None:
     """Every constant known, of its type and, for a bound, at least its least value."""
     options = {spec_constant(name): f for name, f in OPTION_FIELDS.items()}
-    unknown = sorted(set(constants) - {*BOUNDS, *SWITCHES, "Policy", *options})
+    unknown = sorted(set(constants) - {*BOUNDS, *SWITCHES, *FAULT_CONSTANTS, "Policy", *options})
     if unknown:
         raise SpecConfigError(f"{path}:{at[unknown[0]]}: unknown constant(s) {', '.join(unknown)}: not a bound, a switch, Policy "
                               f"or an option ({', '.join(options)})")
@@ -286,9 +311,12 @@ def _check_constants(path: Path, constants: Mapping[str, Any], at: Mapping[str, 
     defaults = Options()
     for name, value in constants.items():
         wanted = (int if name in BOUNDS else bool if name in SWITCHES else str if name == "Policy"
-                  else type(getattr(defaults, options[name])))
+                  else type(FAULT_CONSTANTS[name]) if name in FAULT_CONSTANTS else type(getattr(defaults, options[name])))
         if type(value) is not wanted:
             kind = {int: "an integer", bool: "TRUE or FALSE", str: "a string", frozenset: "a set of strings"}[wanted]
             raise SpecConfigError(f"{path}:{at[name]}: {name} = {value!r}: must be {kind}")
         if name in LEAST and value < LEAST[name]:
             raise SpecConfigError(f"{path}:{at[name]}: {name} = {value}: a bound of at least {LEAST[name]}")
+    strangers = sorted(set(constants.get("Faults", ())) - set(NEW_FAULTS))
+    if strangers:
+        raise SpecConfigError(f"{path}:{at['Faults']}: Faults names {', '.join(strangers)}: not one of {', '.join(NEW_FAULTS)}")
