@@ -25,11 +25,14 @@ from autoswitch.reference.actions import (
     DATA,
     FLAG,
     LOST,
+    PEER,
     PROCESS_GROUP,
+    REQUEST,
     TRIGGER,
     ActionDef,
     Kind,
 )
+from autoswitch.reference.faults import LATE_REQUESTS
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
 
@@ -74,6 +77,10 @@ def _values(kind: Kind, domains: Domains, process: str | None) -> Sequence[Any]:
         return (False, True)
     if kind == TRIGGER:
         return NEXT_TRIGGERS
+    if kind == PEER:
+        return tuple(q for q in domains.processes if q != process)
+    if kind == REQUEST:
+        return LATE_REQUESTS
     raise ValueError(f"no domain of {kind.domain!r} in Next")
 
 

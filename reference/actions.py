@@ -16,7 +16,7 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
-from . import broker, replication
+from . import broker, faults, replication
 from . import controller as ctl
 from .state import Options, System
 
@@ -44,6 +44,8 @@ EPOCH = Kind("epoch", INT)
 OFFSET = Kind("offset", INT)
 PRIORITY = Kind("priority", INT)
 NAME = Kind("name", STR)
+PEER = Kind("peer", STR)  # the other end of a replication link (PartitionLink, HealLink): a process
+REQUEST = Kind("request", STR)  # the controller request SendLate computes: one of faults.LATE_REQUESTS
 
 TRIGGERS = ("broker", "controller", "admin")  # ElectMaster's trigger (MODEL.md §3)
 
@@ -102,8 +104,13 @@ def _c(tag: str, params: Mapping[str, Kind], run: Run, in_next: bool = False, sw
 
 
 def _p(tag: str, params: Mapping[str, Kind], run: Run, switch: str | None = None,
-       optional: Mapping[str, Kind] | None = None) -> ActionDef:
-    return ActionDef(tag, PROCESS_GROUP, {**_PROCESS, **params}, run, True, switch, optional or {})
+       optional: Mapping[str, Kind] | None = None, fault: str | None = None) -> ActionDef:
+    return ActionDef(tag, PROCESS_GROUP, {**_PROCESS, **params}, run, True, switch, optional or {}, fault)
+
+
+def _deliver(s: System, a: Mapping[str, Any], o: Options) -> tuple[System, frozendict]:
+    """DeliverLate: the late request run by its own tag's function of this table."""
+    return faults.deliver_late(s, a["process"], lambda t, request: ACTIONS[request["tag"]].run(t, request, o))
 
 
 def _d(tag: str, params: Mapping[str, Kind], run: Run) -> ActionDef:
@@ -127,7 +134,7 @@ _TABLE = (
     _c("GetReplicaInfo", {}, lambda s, a, o: _info(s)),
     _c("BrokerHeartbeat", {"brokerId": BROKER_ID, "epoch": EPOCH, "maxOffset": OFFSET, "priority": PRIORITY},
        lambda s, a, o: _heartbeat(s, a["brokerId"], a["epoch"], a["maxOffset"], a["priority"])),
-    _c("HeartbeatExpire", {"brokerId": BROKER_ID}, lambda s, a, o: _expire(s, a["brokerId"]), in_next=True),
+    _c("HeartbeatExpire", {"brokerId": BROKER_ID}, lambda s, a, o: _expire(s, a["brokerId"], o), in_next=True),
     _c("ControllerFailover", {}, lambda s, a, o: _failover(s), in_next=True, optional={}),
     _c("CleanBrokerData", {"brokerIds": BROKER_IDS, "cleanLiving": FLAG},
        lambda s, a, o: _clean(s, frozenset(a["brokerIds"]), a["cleanLiving"]), in_next=True, switch="AllowCleanBrokerData"),
@@ -136,7 +143,7 @@ _TABLE = (
     _p("LoadTempFile", {}, lambda s, a, o: broker.load_temp_file(s, a["process"])),
     _p("CreateTempFile", {}, lambda s, a, o: broker.create_temp_file(s, a["process"])),
     _p("SendApplyBrokerId", {"lost": LOST}, lambda s, a, o: broker.send_apply_broker_id(s, a["process"], a["lost"])),
-    _p("AbandonTempFile", {}, lambda s, a, o: broker.abandon_temp_file(s, a["process"])),
+    _p("AbandonTempFile", {}, lambda s, a, o: broker.abandon_temp_file(s, a["process"], o)),
     _p("WriteMetaFile", {}, lambda s, a, o: broker.write_meta_file(s, a["process"])),
     _p("DeleteTempFile", {}, lambda s, a, o: broker.delete_temp_file(s, a["process"])),
     _p("SendRegister", {"lost": LOST}, lambda s, a, o: broker.send_register(s, a["process"], a["lost"], o)),
@@ -148,6 +155,14 @@ _TABLE = (
        switch="AnySetAlter"),
     _p("Crash", {}, lambda s, a, o: broker.crash(s, a["process"])),
     _p("Restart", {"addr": ADDR}, lambda s, a, o: broker.restart(s, a["process"], a["addr"]), optional=SET_PARAMS),
+    # the faults of MODEL.md §9 a process suffers (faults.py), in Next only when the configuration's Faults names them
+    _p("CrashTorn", {}, lambda s, a, o: faults.crash_torn(s, a["process"]), fault="CrashTorn"),
+    _p("PartitionLink", {"peer": PEER, "lost": LOST}, lambda s, a, o: faults.partition_link(s, a["process"], a["peer"], a["lost"]),
+       fault="PartitionLink"),
+    _p("HealLink", {"peer": PEER}, lambda s, a, o: faults.heal_link(s, a["process"], a["peer"]), fault="PartitionLink"),
+    _p("SendLate", {"request": REQUEST}, lambda s, a, o: faults.send_late(s, a["process"], a["request"]), fault="SendLate"),
+    _p("DeliverLate", {}, _deliver, fault="SendLate"),
+    _p("WipeDisk", {}, lambda s, a, o: faults.wipe_disk(s, a["process"]), fault="WipeDisk"),
     # data path (replication.py)
     _d("Write", {}, lambda s, a, o: replication.write(s, a["process"], o)),
     _d("Handshake", {}, lambda s, a, o: replication.handshake(s, a["process"], o)),
@@ -160,6 +175,9 @@ _TABLE = (
     _d("AlterArrives", {}, lambda s, a, o: replication.alter_arrives(s, a["process"], o)),
     _d("Flush", {}, lambda s, a, o: replication.flush(s, a["process"])),
     _d("Consume", {}, lambda s, a, o: replication.consume(s, a["process"])),
+    # the controller forgets everything (EnvNext's last action)
+    ActionDef("ControllerMetadataLoss", CONTROLLER, {}, lambda s, a, o: faults.controller_metadata_loss(s), True, None, SET_PARAMS,
+              "ControllerMetadataLoss"),
     # trace-only (spec/README.md, "Trace kinds"): the controller node loses / regains DLedger leadership;
     # not spec actions, run by cluster.step
     ActionDef("ControllerLeaderLost", LEADERSHIP, {}, None),
@@ -168,9 +186,10 @@ _TABLE = (
 ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
 
 
-def tags(*groups: str) -> tuple[str, ...]:
-    """The tags of ``groups``, in the table's order."""
-    return tuple(t for t, a in ACTIONS.items() if a.group in groups)
+def tags(*groups: str, with_faults: bool = False) -> tuple[str, ...]:
+    """The tags of ``groups``, in the table's order; a fault's action (``ActionDef.fault``) only ``with_faults``
+    (as Next has one only when the configuration's Faults names it)."""
+    return tuple(t for t, a in ACTIONS.items() if a.group in groups and (with_faults or a.fault is None))
 
 
 def record(tag: str, values: Mapping[Kind, Any]) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from .state import (
 
 OK = frozendict(code=codes.OK)
 _ELECT_ACCEPTED = (codes.SUCCESS, codes.CONTROLLER_MASTER_STILL_EXIST)
-_UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
+UP_STATES = (INITIAL, TEMP_DONE, APPLY_FAILED, ID_APPLIED, META_WRITTEN, META_DONE, REGISTERED)
 
 
 def require_process(s: System, p: str, *states: str) -> Process:
@@ -125,9 +125,10 @@ def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozend
     return with_process(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
 
 
-def abandon_temp_file(s: System, p: str) -> tuple[System, frozendict]:
-    """AbandonTempFile (spec/Broker.tla)."""
+def abandon_temp_file(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """AbandonTempFile (spec/Broker.tla); disabled without RegisterRetry (the broker stays APPLY_FAILED)."""
     proc = require_process(s, p, APPLY_FAILED)
+    require(opts.register_retry, f"{p} does not retry its registration (registerRetry off)")
     return with_process(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
 
 
@@ -216,12 +217,19 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
 
 def crash(s: System, p: str) -> tuple[System, frozendict]:
     """Crash (spec/Broker.tla)."""
-    proc = require_process(s, p, *_UP_STATES)
-    log = proc.log[: proc.flushed]
+    proc = require_process(s, p, *UP_STATES)
+    return crash_keeping(s, p, proc.flushed), OK
+
+
+def crash_keeping(s: System, p: str, kept: int) -> System:
+    """CrashKeeping (spec/Broker.tla): ``p`` goes down with the first ``kept`` entries of its log (Crash keeps the
+    flushed prefix, CrashTorn one entry less)."""
+    proc = s.procs[p]
+    log = proc.log[:kept]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
                    epoch_file=epoch_file.truncate_suffix(proc.epoch_file, len(log)),
                    confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN)
-    return with_process(_drop_connections_to(s, proc.meta_file), p, down), OK
+    return with_process(_drop_connections_to(s, proc.meta_file), p, down)
 
 
 def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
@@ -233,7 +241,7 @@ def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
 
 def controller_elect_scan(s: System, opts: Options) -> tuple[System, frozendict]:
     """ControllerElectScan (spec/Broker.tla)."""
-    require(ctl.needs_reelect(s.controller), "no re-election needed")
+    require(ctl.needs_reelect(s.controller, opts), "no re-election needed")
     c, answer = ctl.elect_scan(s.controller, opts)
     return evolve(s, controller=c), answer
 

@@ -187,10 +187,14 @@ def broker_heartbeat(c: Controller, broker_id: int, epoch: int, max_offset: int,
     return evolve(c, alive=c.alive.set(broker_id, LiveInfo(epoch, max_offset, priority))), _outcome(codes.SUCCESS)
 
 
-def heartbeat_expire(c: Controller, broker_id: int) -> tuple[Controller, Outcome]:
-    """CtlHeartbeatExpire (spec/Controller.tla); its guard CanExpire raises ``NotEnabled``."""
+def heartbeat_expire(c: Controller, broker_id: int, opts: Options) -> tuple[Controller, Outcome]:
+    """CtlHeartbeatExpire (spec/Controller.tla); its guard CanExpire raises ``NotEnabled``. Without ReelectScan the
+    expiry of the master's entry starts the election trigger (onBrokerInactive of the master)."""
     require(broker_id in c.alive, f"HeartbeatExpire: broker {broker_id} is not alive")
-    return evolve(c, alive=c.alive.delete(broker_id)), _outcome(codes.OK)
+    c = evolve(c, alive=c.alive.delete(broker_id))
+    if not opts.reelect_scan and broker_id == c.master_id:
+        c = evolve(c, elect_tries_left=ELECT_MASTER_MAX_RETRY_COUNT)
+    return c, _outcome(codes.OK)
 
 
 def controller_failover(c: Controller) -> tuple[Controller, Outcome]:
@@ -222,9 +226,9 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
     )
 
 
-def needs_reelect(c: Controller) -> bool:
-    """NeedsReelect (spec/Controller.tla)."""
-    return c.elect_tries_left > 0 or (c.master_id != NO_MASTER and not master_alive(c))
+def needs_reelect(c: Controller, opts: Options) -> bool:
+    """NeedsReelect (spec/Controller.tla); without ReelectScan only a running trigger (no periodic scan)."""
+    return c.elect_tries_left > 0 or (opts.reelect_scan and c.master_id != NO_MASTER and not master_alive(c))
 
 
 def elect_scan(c: Controller, opts: Options) -> tuple[Controller, Outcome]:

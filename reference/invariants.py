@@ -21,7 +21,8 @@ CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncS
 PROCESS_VARS = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
 DATA_VARS = ("log", "flushed", "epochFile", "confirmOffset", "localMasterId", "localSyncStateSet", "haState", "acks",
              "pendingAlter", "nextMsg", "acked", "seen")
-SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory") + DATA_VARS
+NETWORK_VARS = ("partitions", "late")
+SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory") + DATA_VARS + NETWORK_VARS
 
 REG_STATES = {"DOWN", "INITIAL", "TEMP_DONE", "APPLY_FAILED", "ID_APPLIED", "META_WRITTEN", "META_DONE", "REGISTERED"}
 ROLES = {"NONE", "MASTER", "SLAVE"}
@@ -155,8 +156,11 @@ def _epochs_monotonic(v: Vars, w: Vars) -> bool:
 
 
 def _broker_id_stable(v: Vars, w: Vars) -> bool:
-    """BrokerIdStableStep (spec/Properties.tla)."""
-    return all(i == NO_ID or w["metaFile"][p] == i for p, i in v["metaFile"].items())
+    """BrokerIdStableStep (spec/Properties.tla): a process keeps its id, unless its disk was wiped (WipeDisk: no id,
+    and DOWN; a trace without ``regState`` cannot show that)."""
+    down = w.get("regState", {})
+    return all(i == NO_ID or w["metaFile"][p] == i or (w["metaFile"][p] == NO_ID and down.get(p) == DOWN)
+               for p, i in v["metaFile"].items())
 
 
 ACTION_PROPERTIES = (

@@ -22,7 +22,8 @@ def _master(s: System, p: str) -> Process:
 
 
 def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process]:
-    """SlaveLink (spec/Replication.tla), returning the slave, its master's name and the master."""
+    """SlaveLink (spec/Replication.tla), returning the slave, its master's name and the master; the link between
+    them must not be cut (``partitions``)."""
     proc = require_process(s, p, REGISTERED)
     require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
     q = s.process_of(proc.local_master_id)
@@ -31,6 +32,7 @@ def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process
     master = s.procs[q]
     require(master.reg_state == REGISTERED and master.role == MASTER and master.local_master_epoch == proc.local_master_epoch,
             f"{q} is not master in epoch {proc.local_master_epoch}")
+    require(frozenset({p, q}) not in s.partitions, f"the link {p}-{q} is cut (PartitionLink)")
     return proc, q, master
 
 

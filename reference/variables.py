@@ -75,6 +75,10 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     "nextMsg": lambda s: s.next_msg,
     "acked": lambda s: s.acked,
     "seen": lambda s: s.seen,
+    # the network (MODEL.md §9): the replication links cut (a set of 2-sets of processes) and each process's late
+    # controller request (process -> the controller-level action record); the fault budget is not a variable here
+    "partitions": lambda s: s.partitions,
+    "late": lambda s: {p: dict(r) for p, r in s.late.items()},
 }
 
 

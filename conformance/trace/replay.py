@@ -44,12 +44,23 @@ from autoswitch.conformance.engines import (
 )
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, batch_exit
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
-from autoswitch.conformance.trace.vocabulary import DISABLED, TRACE_VARS, action_problem, is_nat, is_pairs, same, strict
+from autoswitch.conformance.trace.vocabulary import (
+    DISABLED,
+    TRACE_VARS,
+    action_problem,
+    is_nat,
+    is_pairs,
+    network_problem,
+    process_params,
+    same,
+    strict,
+)
 from autoswitch.reference import Options
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
     ACTION_PROPERTIES,
     CONTROLLER_VARS,
+    NETWORK_VARS,
     STATE_INVARIANTS,
     SYSTEM_VARS,
     violated_action_properties,
@@ -229,14 +240,18 @@ def _validate(trace: Trace, processes: Collection[str]) -> None:
             problem = _trace_var_problem(name, state[name]) if name in TRACE_VARS else None
             if problem:
                 raise TraceError(trace.path, i, name, problem)
+            bad = network_problem(name, state[name], processes) if name in NETWORK_VARS else None
+            if bad:
+                raise TraceError(trace.path, i, *bad)
         if "action" not in state:
             raise TraceError(trace.path, i, "action", "every state needs an action record")
         problem = action_problem(state["action"])
         if problem:
             raise TraceError(trace.path, i, *problem)
-        if "process" in state["action"] and state["action"]["process"] not in processes:
-            raise TraceError(trace.path, i, "action.process", f"{show_name(state['action']['process'])} is not a declared process; "
-                             f"declared: {', '.join(sorted(processes)) or 'none'}")
+        for param in process_params(state["action"]["tag"]):
+            if state["action"][param] not in processes:
+                raise TraceError(trace.path, i, f"action.{param}", f"{show_name(state['action'][param])} is not a declared process; "
+                                 f"declared: {', '.join(sorted(processes)) or 'none'}")
         _validate_sets(trace, i, state, sets)
         if (i == 0) != (state["action"]["tag"] == "Init"):
             raise TraceError(trace.path, i, "action.tag", "the first state, and only it, is 'Init'")

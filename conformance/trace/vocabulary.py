@@ -4,11 +4,12 @@ table, so that replay reports a bad field by name before anything runs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from autoswitch.conformance.engines import show_name
-from autoswitch.reference.actions import ACTIONS, BOOL, INT, STR, TRIGGERS
+from autoswitch.reference.actions import ACTIONS, BOOL, INT, PEER, PROCESS, STR, TRIGGERS
+from autoswitch.reference.faults import LATE_REQUESTS
 
 
 def is_int(value: Any) -> bool:
@@ -69,6 +70,49 @@ def action_problem(action: Any) -> tuple[str, str] | None:
         return "action.brokerId", f"a broker id, or -1 for a null brokerId; got {action['brokerId']}"
     if tag == "ElectMaster" and action["trigger"] not in TRIGGERS:
         return "action.trigger", f"expected one of {TRIGGERS}, got {action['trigger']!r}"
+    if tag == "SendLate" and action["request"] not in LATE_REQUESTS:
+        return "action.request", f"expected one of {LATE_REQUESTS}, got {action['request']!r}"
+    return None
+
+
+def process_params(tag: str) -> tuple[str, ...]:
+    """The parameters of ``tag`` that name a process (``process``, ``peer``): each must be a declared one."""
+    return tuple(n for n, k in ACTIONS[tag].params.items() if k in (PROCESS, PEER))
+
+
+def _late_problem(p: str, request: Any) -> tuple[str, str] | None:
+    where = f"late[{p!r}]"
+    problem = action_problem(request)
+    if problem is not None:
+        return where + problem[0].removeprefix("action"), problem[1]
+    tag = request["tag"]
+    if tag not in LATE_REQUESTS:
+        return f"{where}.tag", f"a late request is one of {', '.join(LATE_REQUESTS)}; got {tag!r}"
+    extra = sorted(set(request) - {"tag", *ACTIONS[tag].params})
+    if extra:
+        return f"{where}.{extra[0]}", f"a late {tag} has exactly the parameters {', '.join(ACTIONS[tag].params)}"
+    return None
+
+
+def network_problem(name: str, value: Any, processes: Collection[str]) -> tuple[str, str] | None:
+    """``(field, message)`` for a bad value of the network's variables (MODEL.md §9), or None: ``partitions`` a set
+    of 2-sets of declared processes, ``late`` a function from declared processes to the record of a controller
+    request SendLate computes (exactly that tag's parameters)."""
+    if name == "partitions":
+        if not isinstance(value, frozenset):
+            return name, "must be a set of links, each a set of two processes"
+        for link in sorted(value, key=repr):
+            if not isinstance(link, frozenset) or len(link) != 2 or not all(isinstance(q, str) and q in processes for q in link):
+                return name, f"a link is a set of two declared processes ({', '.join(sorted(processes)) or 'none'}); got {link!r}"
+        return None
+    if not isinstance(value, dict):
+        return name, "must map processes to the record of a controller request"
+    for p, request in value.items():
+        if not isinstance(p, str) or p not in processes:
+            return name, f"{p!r} is not a declared process; declared: {', '.join(sorted(processes)) or 'none'}"
+        problem = _late_problem(p, request)
+        if problem is not None:
+            return problem
     return None
 
 

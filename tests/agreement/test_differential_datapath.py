@@ -32,7 +32,8 @@ from autoswitch.reference.state import NO_MASTER, System
 NAMES = tuple(PROCESSES)
 # EnvNext's actions (CleanBrokerData rarely, below), the scan twice as often
 _ENV_TAGS = (*tags(SCAN),
-             *(a.tag for a in ACTIONS.values() if a.in_next and "process" not in a.params and a.tag != "CleanBrokerData"))
+             *(a.tag for a in ACTIONS.values() if a.in_next and "process" not in a.params and a.tag != "CleanBrokerData"
+               and a.fault is None))
 
 
 def random_data_action(rng: random.Random, s: System) -> dict[str, Any]:
