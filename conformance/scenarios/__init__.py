@@ -1,6 +1,6 @@
 """The hand-written scenario corpus (SCENARIOS.md): ``builder`` (Scenario, Cluster), then one module a
 family: ``controller`` (C*, B*), ``data_path`` (T*, K*), ``code`` (code-shaped controller traces),
-``components`` (epoch-file, handshake, retention vectors), ``kinds`` (trace-only kinds).
+``components`` (epoch-file, handshake, retention vectors), ``kinds`` (trace-only kinds), ``faults`` (MODEL.md §9).
 ``autoswitch scenarios`` writes them all; a test checks the committed traces are exactly these."""
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from autoswitch.conformance.scenarios.code import CODE_SCENARIOS
 from autoswitch.conformance.scenarios.components import COMPONENT_SCENARIOS
 from autoswitch.conformance.scenarios.controller import SCENARIOS
 from autoswitch.conformance.scenarios.data_path import DATA_SCENARIOS
+from autoswitch.conformance.scenarios.faults import FAULT_SCENARIOS
 from autoswitch.conformance.scenarios.kinds import KIND_SCENARIOS
 from autoswitch.conformance.trace.itf import write_trace
 
 
 def all_scenarios() -> dict[str, Callable[[], Scenario]]:
     """Every scenario by its path under ``traces/`` (without ``.itf.json``)."""
-    return {**SCENARIOS, **DATA_SCENARIOS, **COMPONENT_SCENARIOS, **CODE_SCENARIOS, **KIND_SCENARIOS}
+    return {**SCENARIOS, **DATA_SCENARIOS, **COMPONENT_SCENARIOS, **CODE_SCENARIOS, **KIND_SCENARIOS, **FAULT_SCENARIOS}
 
 
 def write_scenarios(root: str | Path) -> list[Path]:
