@@ -313,10 +313,48 @@ def control_characters(d: _Doc) -> bool:
     return False
 
 
+def _bad_network_value(d: _Doc, names: list[str]) -> tuple[str, Any]:
+    """A value of ``partitions`` or ``late`` (MODEL.md §9) that validation must refuse."""
+    p = d.rng.choice(names)
+    beat = {"tag": "BrokerHeartbeat", "brokerId": 1, "epoch": 0, "maxOffset": 0, "priority": 0}
+    bad = d.rng.choice([
+        ("partitions", {"#set": [{"#set": [p]}]}), ("partitions", {"#set": [{"#set": [p, "nobody"]}]}),
+        ("partitions", {"#set": [p]}), ("partitions", [[p, p]]),
+        ("late", {"#map": [["nobody", beat]]}), ("late", {"#map": [[p, {"tag": "GetReplicaInfo"}]]}),
+        ("late", {"#map": [[p, {k: v for k, v in beat.items() if k != "epoch"}]]}),
+        ("late", {"#map": [[p, {**beat, "brokerName": "broker-a"}]]}), ("late", {"#map": [[p, {**beat, "brokerId": "x"}]]}),
+        ("late", {"#map": [[p, {"tag": "SendHeartbeat", "process": p}]]}),
+    ])
+    return bad[0], copy.deepcopy(bad[1])
+
+
+def bad_fault_value(d: _Doc) -> bool:
+    """A fault's parameter (``peer``, ``request``) or a network variable (``partitions``, ``late``) given a value the
+    vocabulary refuses: an undeclared process, a request SendLate never computes, a link that is not two processes."""
+    states = d.doc.get("states")
+    if not isinstance(states, list) or not states or not all(isinstance(s, dict) for s in states):
+        return False
+    actions = [s["action"] for s in states if isinstance(s.get("action"), dict) and {"peer", "request"} & set(s["action"])]
+    if actions and d.rng.random() < 0.5:
+        action = d.rng.choice(actions)
+        if "peer" in action:
+            action["peer"] = "nobody"
+        else:
+            action["request"] = d.rng.choice(["GetReplicaInfo", "SendHeartbeat", ""])
+        return True
+    meta = d.doc.get("#meta")
+    processes = meta.get("processes") if isinstance(meta, dict) else None
+    name, value = _bad_network_value(d, sorted(processes) if isinstance(processes, dict) and processes else ["p1"])
+    d.rng.choice(states)[name] = value
+    if isinstance(d.doc.get("vars"), list) and name not in d.doc["vars"]:
+        d.doc["vars"].append(name)
+    return True
+
+
 MUTATIONS: dict[str, Callable[[_Doc], bool]] = {f.__name__: f for f in (
     replace_type, bool_for_int, int_for_bool, other_int, float_for_int, bigint_edge, huge_number, deep_nesting, delete_field,
     repeat_field, rename_field, states_shuffle, unknown_process, unsafe_process, many_processes, option_out_of_range,
-    bad_expect, control_characters)}
+    bad_expect, control_characters, bad_fault_value)}
 TEXT_MUTATIONS = ("truncate_text",)
 
 
