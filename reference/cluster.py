@@ -41,8 +41,10 @@ TO_LEADER = frozenset({"CreateTempFile", "SendApplyBrokerId", "SendRegister", "S
                        "SendAlterSyncStateSet"})
 NEED_LEADER = frozenset({"Expand", "Shrink"})  # not enabled without a leader (refinement 25)
 LEADER_ONLY = frozenset({"ControllerElectScan", "ControllerFailover"})
-# What a process configured for another set may do: it never sends a request there (refinement 24).
-RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "Crash", "Flush"})
+# What a process configured for another set may do: it never sends a request there (refinement 24); the faults that
+# send none, and the delivery of a request sent before (DeliverLate), happen anywhere.
+RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "Crash", "Flush", "CrashTorn", "WipeDisk", "PartitionLink", "HealLink",
+                          "DeliverLate"})
 # The register() steps that run checkMetadataValid first, in the state where they do
 # (RegisterState CREATE_TEMP_METADATA_FILE_DONE / CREATE_METADATA_FILE_DONE).
 CHECKS_METADATA = {"SendApplyBrokerId": "TEMP_DONE", "SendRegister": "META_DONE"}
@@ -167,6 +169,9 @@ def _process_step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple
         require(tag in RUN_ANYWHERE, f"{tag}: {process} is configured for {c.configs[process]}; processes run in the default set")
     if tag in TO_LEADER and not c.leader:
         return _refused_by_non_leader(c, action, opts)
+    late = c.system.late.get(process) if tag == "DeliverLate" else None
+    if late is not None and late["tag"] in REPLICATED and not c.leader:  # the late request reaches a node that is not the leader
+        return _with_system(c, evolve(c.system, late=c.system.late.delete(process))), _outcome(codes.CONTROLLER_NOT_LEADER)
     s, outcome = system_step(c.system, action, opts)
     return _with_system(c, s), outcome
 

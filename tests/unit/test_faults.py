@@ -10,7 +10,7 @@ from attrs import evolve
 from frozendict import frozendict
 
 from autoswitch.conformance.explore import next_actions
-from autoswitch.reference import NotEnabled, Options, System, initial_system, step
+from autoswitch.reference import NotEnabled, Options, System, cluster, initial_system, step
 from autoswitch.reference import controller as ctl
 from autoswitch.reference.actions import ACTIONS, PEER, REQUEST, tags
 from autoswitch.reference.broker import crash_keeping
@@ -287,3 +287,26 @@ def test_next_has_a_faults_actions_only_when_faults_names_it() -> None:
     assert len([a for a in faulty if a["tag"] == "PartitionLink"]) == 4  # two peers, lost or not
     assert [a["tag"] for a in next_actions(_Domains(frozenset({"ControllerMetadataLoss"})))][-1] == "ControllerMetadataLoss"
     assert PEER.type == REQUEST.type == "str"
+
+
+# --- the trace layer (reference/cluster.py): leadership and other broker sets ---------------------------------------
+
+def test_a_late_request_reaching_a_node_that_is_not_the_leader() -> None:
+    c = cluster.initial_cluster(pair())
+    c, _ = cluster.step(c, {"tag": "SendLate", "process": "pB", "request": "RegisterBrokerToController"}, SAFE)
+    c, _ = cluster.step(c, {"tag": "SendLate", "process": "pA", "request": "BrokerHeartbeat"}, SAFE)
+    c, _ = cluster.step(c, {"tag": "ControllerLeaderLost"}, SAFE)
+    refused_c, out = cluster.step(c, {"tag": "DeliverLate", "process": "pB"}, SAFE)
+    assert out == {"code": "CONTROLLER_NOT_LEADER"} and refused_c.system == evolve(c.system, late=c.system.late.delete("pB"))
+    taken, out = cluster.step(c, {"tag": "DeliverLate", "process": "pA"}, SAFE)  # every node takes heartbeats
+    assert out["code"] == "SUCCESS" and "pA" not in taken.system.late
+
+
+def test_a_process_configured_for_another_set_still_suffers_the_faults() -> None:
+    c = cluster.initial_cluster(pair())
+    for a in ({"tag": "Crash", "process": "pC"}, {"tag": "Restart", "process": "pC", "addr": "x", "brokerName": "broker-b"}):
+        c, _ = cluster.step(c, a, SAFE)
+    c, out = cluster.step(c, {"tag": "PartitionLink", "process": "pC", "peer": "pA", "lost": False}, SAFE)
+    assert out == {"code": "OK"} and c.system.partitions == {frozenset({"pA", "pC"})}
+    with pytest.raises(NotEnabled, match="configured for"):
+        cluster.step(c, {"tag": "SendLate", "process": "pC", "request": "RegisterBrokerToController"}, SAFE)
