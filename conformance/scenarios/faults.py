@@ -58,6 +58,16 @@ def metadata_loss() -> Scenario:
     return c.expect(regState={"pA": "REGISTERED", "pB": "META_DONE"}, metaFile={"pA": 1, "pB": 2}, replicas={}).s
 
 
+def metadata_loss_reuses_id() -> Scenario:
+    c = Cluster("controller-metadata-loss-reuses-id", "ControllerMetadataLoss with a broker that has no identity yet (a "
+                "fresh process, or one whose disk was wiped): the controller, empty again, hands id 1 out a second time and "
+                "pB writes it into its meta file while pA holds it (UniqueBrokerIds fails: safety needs the metadata)")
+    c.start("pA").elect("pA", 1).do("ControllerMetadataLoss")
+    c.do("CreateTempFile", "SUCCESS", {"nextBrokerId": 1}, process="pB").do("SendApplyBrokerId", "SUCCESS", process="pB", lost=False)
+    c.do("WriteMetaFile", process="pB").expect(metaFile={"pA": 1, "pB": 1})
+    return c.violation("UniqueBrokerIds")
+
+
 def partition_delays() -> Scenario:
     c = _pair("partition-delays-transfer", "PartitionLink without loss: the link pB-pA is cut, the HA connection stays; "
               "pB's Transfer and Ack wait (DISABLED) and the write is not acknowledged until HealLink (named from either "
@@ -167,6 +177,7 @@ def register_retry_off() -> Scenario:
 FAULT_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "faults/crash-torn-cuts-last-record": crash_torn,
     "faults/controller-metadata-loss": metadata_loss,
+    "faults/controller-metadata-loss-reuses-id": metadata_loss_reuses_id,
     "faults/partition-delays-transfer": partition_delays,
     "faults/partition-breaks-connection": partition_breaks,
     "faults/late-register-after-restart": late_register,
