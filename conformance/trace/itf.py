@@ -150,8 +150,8 @@ def load_trace(path: str | Path) -> Trace:
     if unknown:
         raise TraceError(name, None, unknown[0], f"not a field of an ITF trace; known: {', '.join(TOP_KEYS)}")
     meta = doc.get("#meta", {})
-    if not isinstance(meta, dict):
-        raise TraceError(name, None, "#meta", "must be an object")
+    if not isinstance(meta, dict) or any(k.startswith("#") for k in meta):
+        raise TraceError(name, None, "#meta", "must be a plain object (no ITF value: no key starts with '#')")
     if not isinstance(doc.get("params", []), list) or not isinstance(doc.get("loop", 0), int):
         raise TraceError(name, None, "params" if not isinstance(doc.get("params", []), list) else "loop",
                          "'params' is a list and 'loop' an index")

@@ -129,6 +129,14 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
     assert "'policy' appears twice" in r.message
 
 
+@pytest.mark.parametrize("meta", [{"#tup": [1, 2]}, {"#set": []}, {"#map": []}, {"#bigint": "7"}])
+def test_a_meta_that_is_an_itf_value_is_refused(meta: dict[str, Any], tmp_path: Path) -> None:
+    doc = _doc()
+    doc["#meta"] = meta
+    [r, _] = _refused(_write(doc, tmp_path), None, "#meta")
+    assert "plain object" in r.message
+
+
 @pytest.mark.parametrize(("option", "value"), [("minInSyncReplicas", 0), ("minInSyncReplicas", MAX_PROCESSES + 1),
                                                ("inSyncReplicas", -1), ("inSyncReplicas", True), ("asyncFlush", 1)])
 def test_option_out_of_range_or_of_the_wrong_type_is_refused(option: str, value: Any, tmp_path: Path) -> None:
