@@ -110,7 +110,12 @@ def _p(tag: str, params: Mapping[str, Kind], run: Run, switch: str | None = None
 
 def _deliver(s: System, a: Mapping[str, Any], o: Options) -> tuple[System, frozendict]:
     """DeliverLate: the late request run by its own tag's function of this table."""
-    return faults.deliver_late(s, a["process"], lambda t, request: ACTIONS[request["tag"]].run(t, request, o))
+    def apply(t: System, request: Mapping[str, Any]) -> tuple[System, frozendict]:
+        run = ACTIONS[request["tag"]].run
+        assert run is not None  # a late request is one of faults.LATE_REQUESTS, controller-level actions
+        return run(t, request, o)
+
+    return faults.deliver_late(s, a["process"], apply)
 
 
 def _d(tag: str, params: Mapping[str, Kind], run: Run) -> ActionDef:
