@@ -470,6 +470,8 @@ class ImplSystem:
             "nextMsg": self._broker_set.next_msg,
             "acked": frozenset(self._broker_set.acked),
             "seen": frozenset(self._broker_set.seen),
+            "partitions": frozenset(self._broker_set.partitions),
+            "late": {p: _late_record(r) for p, r in self._client.in_flight.items()},
         }
 
     def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
