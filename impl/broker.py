@@ -23,7 +23,9 @@ __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (a storage that re-reads on recovery)
 _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.DOWN)
-# every file of a broker's store: what a wiped disk loses
+# every file of a broker's store, in the order a wipe deletes them: the identity files first, so that a wipe cut
+# short leaves data without an id (a new broker's stale replica, truncated by its first handshake), never an id
+# without its data
 STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE)
 
 
@@ -194,8 +196,8 @@ class BrokerProcess:
         self.crash()
 
     def wipe_disk(self) -> None:
-        """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (every file of ``STORE_FILES``, through
-        the storage) and opened again empty, as a replaced disk; the next start registers a new broker id."""
+        """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (the files of ``STORE_FILES`` in order,
+        through the storage) and opened again empty, as a replaced disk; the next start registers a new broker id."""
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
         for name in STORE_FILES:

@@ -390,3 +390,27 @@ def test_a_broker_whose_apply_failed_starts_again_only_with_register_retry(retry
         assert system.variables()["regState"]["p2"] == "INITIAL"
     else:
         refused(system, "AbandonTempFile", process="p2")
+
+
+def test_a_wipe_cut_short_never_leaves_an_id_without_its_data() -> None:
+    """A kill or a power cut at each write of WipeDisk: the disk reopens as before the wipe, as after it, or with
+    its data and no identity (the identity files go first), never with its old id and part of its data."""
+    fs = SimFileSystem()
+    system = in_sync_set(TWO, storage="file", root=DISKS, fs=fs)
+    for tag, p in (("Write", "p1"), ("Flush", "p1"), ("Transfer", "p2"), ("Flush", "p2"), ("Ack", "p2"), ("Crash", "p2")):
+        step(system, tag, process=p)
+    before = system.variables()
+    data = (before["log"]["p2"], before["epochFile"]["p2"], before["confirmOffset"]["p2"])
+    assert data[0] == [(1, 1)] and before["metaFile"]["p2"] == 2
+    images: list[tuple[str, SimFileSystem]] = []
+    fs.hook = lambda op: images.extend([("kill", fs.killed()), *fs.power_cuts(f"{DISKS}/p2")])
+    step(system, "WipeDisk", process="p2")
+    fs.hook = None
+    images.extend([("kill", fs.killed()), *fs.power_cuts(f"{DISKS}/p2")])
+    seen = set()
+    for label, image in images:
+        v = ImplSystem(TWO, Options(async_flush=True), storage="file", root=DISKS, fs=image).variables()
+        got = (v["log"]["p2"], v["epochFile"]["p2"], v["confirmOffset"]["p2"])
+        assert v["metaFile"]["p2"] == 0 or got == data, (label, v["metaFile"]["p2"], got)
+        seen.add((v["metaFile"]["p2"], got == data, not v["log"]["p2"]))
+    assert seen >= {(2, True, False), (0, True, False), (0, False, True)}  # before, identity gone, all gone
