@@ -282,7 +282,6 @@ class ImplSystem:
         return {"code": "OK"}
 
     def _partition_link(self, a: Mapping[str, Any]) -> Outcome:
-        _broker(self, a["peer"])
         self._broker_set.partition_link(a["process"], a["peer"], a["lost"])
         return {"code": "OK"}
 
