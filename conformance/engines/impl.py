@@ -65,8 +65,7 @@ _SUCCESS = ResponseCode.SUCCESS.name
 _NEED_LEADER = frozenset({"Expand", "Shrink"})
 # What a process configured for another broker set than the default may do: it never sends a request
 # there (SendApplyBrokerId and SendRegister refuse at checkMetadataValid: its files name the default set).
-_RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart",
-                           "CrashTorn", "WipeDisk", "PartitionLink", "HealLink", "DeliverLate"})
+_RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
 Outcome = dict[str, Any]
 
