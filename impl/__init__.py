@@ -10,15 +10,17 @@ Module map:
 - ``config``: ``ImplConfig`` (``ControllerConfig`` + ``HAConfig``) and ``BrokerConfig``;
 - ``states``: ``RegisterState``, ``Role``, ``HAState`` and ``IllegalStateError``;
 - ``storage``, ``metadata``: a broker's disk backends and its identity files;
-- ``client``: ``ControllerClient`` (BrokerOuterAPI), the brokers' RPC client with a lossy transport;
+- ``client``: ``ControllerClient`` (BrokerOuterAPI), the brokers' RPC client with a lossy transport and the
+  requests the network holds to deliver late;
 - ``replicas_manager``: ``ReplicasManager``: registration, role change, heartbeat, elect, replica-info
-  sync, AlterSyncStateSet and its answer;
+  sync, AlterSyncStateSet and its answer, the requests a late delivery is built from;
 - ``ha``: ``AutoSwitchHAService`` (master side: write, acks, settle, expand/shrink) and
-  ``AutoSwitchHAClient`` (slave side: handshake, transfer, ack), ``BrokerSet``, ``PendingAlter``;
+  ``AutoSwitchHAClient`` (slave side: handshake, transfer, ack), ``BrokerSet`` (with the HA links cut
+  between two brokers), ``PendingAlter``;
 - ``acks``: the pure confirmOffset / acked-up-to rule (spec/Acks.tla);
 - ``epoch_file``, ``commit_log``, ``truncation``, ``retention``: EpochFileCache with binary searches, the
   commit log with its flushed prefix, the four truncation policies, retention;
-- ``broker``: ``BrokerProcess``: disk, crash, restart, flush, consume.
+- ``broker``: ``BrokerProcess``: disk, crash (and the torn crash), restart, flush, consume, disk wipe.
 
 The adapter the conformance suite steps like the reference model, ``ImplSystem``, lives in
 ``conformance/engines/impl.py``.

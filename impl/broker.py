@@ -1,7 +1,7 @@
 """A broker process (MODEL.md §4): its configuration, its disk (identity files, commit log, epoch file,
 confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), recovery on every
-open of the disk, crash, restart and flush, and while it runs its volatile
-:class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
+open of the disk, crash, restart and flush, the disk faults of MODEL.md §9 (a crash tearing the last record,
+a wiped disk), and while it runs its volatile :class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .client import ControllerClient
-from .commit_log import open_commit_log
+from .commit_log import COMMIT_LOG_FILE, open_commit_log
 from .config import BrokerConfig
-from .epoch_file import EpochFile
+from .epoch_file import EPOCH_FILE, EpochFile
 from .ha import BrokerSet
-from .metadata import load_meta
+from .metadata import META_FILE, TEMP_META_FILE, load_meta
 from .protocol import NO_BROKER_ID
 from .replicas_manager import ReplicasManager
 from .states import S_REGISTERED, S_ROLE_NONE, IllegalStateError, RegisterState
@@ -23,6 +23,10 @@ __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (a storage that re-reads on recovery)
 _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.DOWN)
+# every file of a broker's store, in the order a wipe deletes them: the identity files first, so that a wipe cut
+# short leaves data without an id (a new broker's stale replica, truncated by its first handshake), never an id
+# without its data
+STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE)
 
 
 class CheckCodeClock:
@@ -86,16 +90,21 @@ class BrokerProcess:
             broker_set = BrokerSet()
         self.broker_set = broker_set
         broker_set.processes.append(self)
+        self._durable = storage.durable
+        self._open_disk()
+        self.replicas_manager: ReplicasManager | None = ReplicasManager(self)
+
+    def _open_disk(self) -> None:
+        """Read the store from the disk and recover it (on start, and after a wipe)."""
+        storage = self.storage
         meta = load_meta(storage)
         self.meta_id = NO_BROKER_ID if meta is None else meta.broker_id
-        self._durable = storage.durable
         self.commit_log = open_commit_log(storage)
         self.epoch_file = EpochFile.load(storage)
         self.confirm_offset = self._read_confirm_offset()
         self.acked_upto = 0
         self.seen_upto = 0
         self._recover()
-        self.replicas_manager: ReplicasManager | None = ReplicasManager(self)
 
     @property
     def register_state(self) -> RegisterState:
@@ -160,6 +169,40 @@ class BrokerProcess:
             self.acked_upto = leo
         if self.seen_upto > leo:
             self.seen_upto = leo
+
+    def torn_crash_enabled(self) -> bool:
+        """CrashTorn's guard (spec/Broker.tla): up, and the last durable record ``kept - 1`` (``kept`` = the
+        flushed prefix, min(flushed, LEO)) lies above confirmOffset, is not acknowledged to a producer, and was
+        reported to no master by an ack at or beyond ``kept``."""
+        if self.replicas_manager is None:
+            return False
+        kept = self.commit_log.flushed
+        if kept <= self.confirm_offset or self.commit_log.entries[kept - 1][0] in self.broker_set.acked:
+            return False
+        me = self.meta_id
+        for process in self.broker_set.processes:
+            manager = process.replicas_manager
+            if manager is not None and manager.ha_service.acks.get(me, -1) >= kept:
+                return False
+        return True
+
+    def crash_torn(self) -> None:
+        """CrashTorn (spec/Broker.tla): the crash tears the log's last durable record on the disk
+        (:meth:`CommitLog.tear_last_record`); the crash's recovery cuts it, with the epoch file and
+        confirmOffset as after any :meth:`crash`."""
+        if not self.torn_crash_enabled():
+            raise IllegalStateError(f"{self.name}: no torn crash (DOWN, or the last durable record is confirmed, acked or reported)")
+        self.commit_log.tear_last_record()
+        self.crash()
+
+    def wipe_disk(self) -> None:
+        """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (the files of ``STORE_FILES`` in order,
+        through the storage) and opened again empty, as a replaced disk; the next start registers a new broker id."""
+        if self.replicas_manager is not None:
+            raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
+        for name in STORE_FILES:
+            self.storage.delete(name)
+        self._open_disk()
 
     def restart(self, address: str, config: BrokerConfig | None = None) -> None:
         """Restart (spec/Broker.tla), with ``config`` the operator's edit of the broker's cluster or broker

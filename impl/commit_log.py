@@ -27,6 +27,10 @@ a wrong CRC; the file is cut there and the cut fsynced. A garbled record in the 
 with everything after it (as RocketMQ does: the records behind a bad one cannot be trusted to start at a
 record boundary).
 
+A crash may tear the last durable record (CrashTorn, MODEL.md §9): :meth:`FileCommitLog.tear_last_record` cuts
+the file inside it, as a write in progress when the power went leaves it, and the recovery above cuts the
+torn record off.
+
 An OSError from the file system leaves the list and the file out of step: the broker must crash and recover
 from its disk (the crash-point test does), as RocketMQ stops writing on a disk error.
 """
@@ -44,6 +48,7 @@ MAGIC_CODE = 0xDAA320A7
 _HEAD = struct.Struct(">IIqq")  # TOTALSIZE, MAGICCODE, msg, epoch: what the CRC covers
 _CRC = struct.Struct(">I")
 RECORD_SIZE = _HEAD.size + _CRC.size
+TORN_SIZE = RECORD_SIZE // 2  # the bytes of a torn record that reached the disk
 
 
 def encode_record(entry: tuple[int, int]) -> bytes:
@@ -98,6 +103,12 @@ class CommitLog:
         """After a crash: only the flushed prefix is left."""
         del self.entries[self.flushed :]
 
+    def tear_last_record(self) -> None:
+        """CrashTorn's damage (spec/Broker.tla), before the crash's recovery: the last durable record does
+        not survive. In memory there are no bytes to tear: the flushed prefix loses its last record."""
+        assert self.flushed > 0, "no durable record to tear"
+        self.flushed -= 1
+
 
 class FileCommitLog(CommitLog):
     """The file backend: the flushed prefix is also in ``commitlog`` under the storage root."""
@@ -127,6 +138,13 @@ class FileCommitLog(CommitLog):
             self._fs.truncate(self._path, offset * RECORD_SIZE)
             self._fs.fsync(self._path)
         super().truncate(offset)
+
+    def tear_last_record(self) -> None:
+        """The file ends inside its last record (half of it written): a torn write, cut through the file
+        system seam. The in-memory log is left as it was: the crash's :meth:`recover` finds the torn record."""
+        assert self.flushed > 0, "no durable record to tear"
+        self._fs.truncate(self._path, (self.flushed - 1) * RECORD_SIZE + TORN_SIZE)
+        self._fs.fsync(self._path)
 
     def recover(self) -> None:
         """Read the valid prefix back from the file, and cut the file to it."""

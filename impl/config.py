@@ -30,8 +30,9 @@ class BrokerConfig:
 
 @frozen
 class HAConfig:
-    """Data-path options (reference ``Options`` minus the controller's); ``truncate`` is the policy's
-    handshake rule (``impl/truncation.py``)."""
+    """The brokers' options (reference ``Options`` minus the controller's): the data path's, and
+    ``register_retry`` that the registration reads (``ReplicasManager.abandon_temp_file``); ``truncate`` is the
+    policy's handshake rule (``impl/truncation.py``)."""
 
     policy: str = field(default="rocketmq", validator=_known_policy)
     all_ack_in_sync_state_set: bool = True

@@ -4,7 +4,8 @@ A request runs as one atomic step: the handler of :class:`ReplicasInfoManager` c
 the events from the current state, the events are proposed to the replicated log and, once committed,
 applied to the state machine (here the log is local and commits at once, as a single-node DLedger
 group would). The liveness table and the running election triggers are the leader's soft state:
-:meth:`ControllerManager.failover` empties them.
+:meth:`ControllerManager.failover` empties them. :meth:`ControllerManager.lose_metadata` is the fault of
+MODEL.md §9 where the replicated store itself is lost.
 """
 
 from __future__ import annotations
@@ -133,6 +134,27 @@ class ControllerManager:
             self._commit(events)
         return response
 
+    def on_broker_inactive(self, cluster_name: str, broker_name: str, broker_id: int) -> bool:
+        """HeartbeatExpire (reference ``heartbeat_expire``): forget a live entry; False if there was none.
+        Without the re-elect scan (``reelect_scan`` off) the expiry of the master's entry starts the election
+        trigger (onBrokerInactive of the master: electMasterMaxRetryCount tries)."""
+        if not self.heartbeat_manager.on_broker_inactive(cluster_name, broker_name, broker_id):
+            return False
+        if not self.config.reelect_scan:
+            sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
+            if sync is not None and sync.master_broker_id == broker_id:
+                self.elect_tries_left[broker_name] = self.config.elect_master_max_retry_count
+        return True
+
+    def lose_metadata(self) -> None:
+        """ControllerMetadataLoss (spec/Controller.tla): the DLedger store is wiped (the committed events and
+        the state machine built from them) and the controller restarts with no heartbeats and no election
+        trigger; the brokers are not told."""
+        self.event_log.entries.clear()
+        self.replicas_info.clear()
+        self.heartbeat_manager.clear()
+        self.elect_tries_left.clear()
+
     def failover(self) -> None:
         """ControllerFailover (reference ``controller_failover``): the new leader has the replicated state
         but no heartbeats, and does not continue the old leader's election triggers."""
@@ -140,10 +162,12 @@ class ControllerManager:
         self.elect_tries_left.clear()
 
     def needs_reelect(self, cluster_name: str, broker_name: str) -> bool:
-        """NeedsReelect (reference ``needs_reelect``): an election trigger is running, or a master exists
-        and is not alive (onBrokerInactive for the master, or scanNeedReelectBrokerSets)."""
+        """NeedsReelect (reference ``needs_reelect``): an election trigger is running, or (with the re-elect
+        scan, scanNeedReelectBrokerSets) a master exists and is not alive."""
         if broker_name in self.elect_tries_left:
             return True
+        if not self.config.reelect_scan:
+            return False
         sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
         if sync is None or sync.master_broker_id == NO_MASTER_ID:
             return False

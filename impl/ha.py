@@ -2,8 +2,8 @@
 :class:`AutoSwitchHAService` is the master side (writes, the acks of connected slaves, confirmOffset and
 the producer acks, syncStateSet expand and shrink), :class:`AutoSwitchHAClient` the slave side (handshake,
 transfer, ack). Beside them, what the brokers of one set share: :class:`BrokerSet` (the options, the peer
-directory an HA client reaches its master by, and the ghost message sets ``acked`` and ``seen``) and
-:class:`PendingAlter`.
+directory an HA client reaches its master by, the HA links cut between two brokers, and the ghost message
+sets ``acked`` and ``seen``) and :class:`PendingAlter`.
 
 A running broker's ``ReplicasManager`` creates one of each and passes in what they use: its store (log,
 epoch file, confirmOffset: the :class:`MessageStore` protocol, which ``BrokerProcess`` provides) and itself
@@ -102,16 +102,51 @@ class PendingAlter:
 
 
 class BrokerSet:
-    """The processes of one broker set, in configuration order, and the ghost message sets."""
+    """The processes of one broker set, in configuration order, the HA links cut between two of them (by
+    process name: a partition of the network, MODEL.md §9) and the ghost message sets."""
 
-    __slots__ = ("config", "processes", "next_msg", "acked", "seen")
+    __slots__ = ("config", "processes", "partitions", "next_msg", "acked", "seen")
 
     def __init__(self, config: HAConfig | None = None) -> None:
         self.config = config or HAConfig()
         self.processes: list[MessageStore] = []
+        self.partitions: set[frozenset[str]] = set()
         self.next_msg = 1
         self.acked: set[int] = set()
         self.seen: set[int] = set()
+
+    def _named(self, name: str) -> MessageStore:
+        process = next((p for p in self.processes if p.name == name), None)
+        if process is None:
+            raise IllegalStateError(f"unknown process {name!r}")
+        return process
+
+    def partition_link(self, name: str, peer: str, lost: bool) -> None:
+        """PartitionLink (spec/Broker.tla): cut the HA link between two processes; HA handshakes, transfers
+        and acks between them wait (:meth:`AutoSwitchHAClient._link`). ``lost``: the connection breaks too,
+        each way a slave is connected (TRANSFER) to the other as its master: it goes back to READY and the
+        master forgets its ack."""
+        link = frozenset((name, peer))
+        if name == peer or link in self.partitions:
+            raise IllegalStateError(f"the link {name}-{peer} is one process or already cut")
+        ends = self._named(name), self._named(peer)
+        self.partitions.add(link)
+        if not lost:
+            return
+        for slave, master in (ends, ends[::-1]):
+            manager = slave.replicas_manager
+            if manager is None or manager.ha_client.ha_state is not S_HA_TRANSFER or manager.master_id != master.meta_id:
+                continue
+            manager.ha_client.ha_state = S_HA_READY
+            if master.replicas_manager is not None:
+                master.replicas_manager.ha_service.acks.pop(slave.meta_id, None)
+
+    def heal_link(self, name: str, peer: str) -> None:
+        """HealLink (spec/Broker.tla)."""
+        link = frozenset((name, peer))
+        if link not in self.partitions:
+            raise IllegalStateError(f"the link {name}-{peer} is not cut")
+        self.partitions.remove(link)
 
     def process_of(self, broker_id: int) -> MessageStore | None:
         """The first process whose meta file holds ``broker_id`` (the HA client's address lookup)."""
@@ -267,17 +302,21 @@ class AutoSwitchHAClient:
         self.ha_state = S_HA_NONE
 
     def _link(self, ha_state: HAState) -> tuple[MessageStore, AutoSwitchHAService]:
-        """SlaveLink (spec/Replication.tla): the master's store and HA service; the master refuses the
-        connection unless it acts as master in the slave's master epoch."""
+        """SlaveLink (spec/Replication.tla): the master's store and HA service; the link to the master must
+        not be cut (PartitionLink), and the master refuses the connection unless it acts as master in the
+        slave's master epoch."""
         replicas = self._replicas
         name = self._store.name
         if replicas.state is not S_REGISTERED:
             raise IllegalStateError(f"{name} is {replicas.state}, not {S_REGISTERED}")
         if replicas.role is not S_SLAVE or self.ha_state is not ha_state:
             raise IllegalStateError(f"{name} is not a slave in HA state {ha_state}")
-        peer = self._broker_set.process_of(replicas.master_id)
+        broker_set = self._broker_set
+        peer = broker_set.process_of(replicas.master_id)
         if peer is None:
             raise IllegalStateError(f"{name} follows broker {replicas.master_id}, which no process holds")
+        if broker_set.partitions and frozenset((name, peer.name)) in broker_set.partitions:
+            raise IllegalStateError(f"the link {name}-{peer.name} is cut")
         master = peer.replicas_manager
         if (master is None or master.state is not S_REGISTERED or master.role is not S_MASTER
                 or master.master_epoch != replicas.master_epoch):  # fmt: skip

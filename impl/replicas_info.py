@@ -133,6 +133,11 @@ class ReplicasInfoManager:
         self.sync_state_set_info_table: dict[str, SyncStateInfo] = {}
         self._enable_elect_unclean_master = enable_elect_unclean_master
 
+    def clear(self) -> None:
+        """Forget every broker set (the state machine of an empty log: ControllerMetadataLoss)."""
+        self.replica_info_table.clear()
+        self.sync_state_set_info_table.clear()
+
     # ---- request handlers: compute (response, events), mutate nothing -------------------------------
 
     def get_next_broker_id(self, request: GetNextBrokerIdRequest) -> Response:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from .acks import NO_RECOMPUTE, SET_RECOMPUTE
-from .client import ControllerClient
+from .client import ControllerClient, LateRequest
 from .config import BrokerConfig
 from .ha import AutoSwitchHAClient, AutoSwitchHAService, BrokerSet, MessageStore, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
@@ -227,9 +227,12 @@ class ReplicasManager:
         return True
 
     def abandon_temp_file(self) -> None:
-        """AbandonTempFile (spec/Broker.tla)."""
+        """AbandonTempFile (spec/Broker.tla): startBasicService runs again from the start; not with
+        ``register_retry`` off (a broker that never retries stays APPLY_FAILED)."""
         if self.state is not S_APPLY_FAILED:
             raise self._not_enabled(S_APPLY_FAILED)
+        if not self._process.broker_set.config.register_retry:
+            raise IllegalStateError(f"{self._process.name} does not retry its registration (register_retry off)")
         self._storage.delete(TEMP_META_FILE)
         self._temp = None
         self.state = S_INITIAL
@@ -259,9 +262,7 @@ class ReplicasManager:
             raise self._not_enabled(S_META_DONE)
         if not self.metadata_valid():
             return False
-        response = self._client.register_broker(
-            RegisterBrokerToControllerRequest(self._cluster_name, self._broker_name, self.broker_id, self.address)
-        )
+        response = self._client.register_broker(self.register_request())
         if response is not None and response.code is SUCCESS:
             self.state = S_REGISTERED
             self._adopt_role(response)
@@ -271,13 +272,43 @@ class ReplicasManager:
         """SendElectMaster (spec/Broker.tla), enabled by ElectWanted: no master learnt since registering
         (startBasicService), or a GetReplicaInfo poll (:meth:`ControllerClient.poll_replica_info`) naming no
         master in a newer master epoch (schedulingSyncBrokerMetadata)."""
+        response = self._client.elect_master(self.elect_request())
+        if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
+            self._adopt_role(response)
+
+    def register_request(self) -> RegisterBrokerToControllerRequest:
+        """The RegisterBrokerToController request of a broker with a persisted id (META_DONE, or REGISTERED:
+        what a late one was built from), under its id and current address."""
+        if self.state is not S_META_DONE and self.state is not S_REGISTERED:
+            raise self._not_enabled(S_META_DONE, S_REGISTERED)
+        return RegisterBrokerToControllerRequest(self._cluster_name, self._broker_name, self.broker_id, self.address)
+
+    def elect_request(self) -> ElectMasterRequest:
+        """The broker-triggered ElectMaster request, when ElectWanted (spec/Broker.tla)."""
         if self.state is not S_REGISTERED:
             raise self._not_enabled(S_REGISTERED)
         if self.master_id != NO_MASTER_ID and not self._poll_names_no_newer_master():
             raise IllegalStateError(f"{self._process.name} knows a live master: it does not ask for an election")
-        response = self._client.elect_master(ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id))
-        if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
-            self._adopt_role(response)
+        return ElectMasterRequest(self._cluster_name, self._broker_name, self.broker_id)
+
+    def heartbeat_request(self) -> BrokerHeartbeatRequest:
+        """The BrokerHeartbeat request of a registered broker: its last epoch, LEO and priority 0."""
+        if self.state is not S_REGISTERED:
+            raise self._not_enabled(S_REGISTERED)
+        process = self._process
+        return BrokerHeartbeatRequest(
+            self._cluster_name,
+            self._broker_name,
+            self.broker_id,
+            process.epoch_file.last_epoch(),
+            len(process.commit_log.entries),
+            0,
+        )
+
+    def send_late(self, request: LateRequest) -> None:
+        """SendLate (spec/Broker.tla): ``request`` (one of the builders above, run now) is held by the network
+        and delivered later (:meth:`ControllerClient.deliver_late`); this broker sees a timeout."""
+        self._client.send_late(self._process.name, request)
 
     def _poll_names_no_newer_master(self) -> bool:
         poll = self._client.poll_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
@@ -306,19 +337,7 @@ class ReplicasManager:
 
     def send_heartbeat(self) -> None:
         """SendHeartbeat (spec/Broker.tla)."""
-        if self.state is not S_REGISTERED:
-            raise self._not_enabled(S_REGISTERED)
-        process = self._process
-        self._client.broker_heartbeat(
-            BrokerHeartbeatRequest(
-                self._cluster_name,
-                self._broker_name,
-                self.broker_id,
-                process.epoch_file.last_epoch(),
-                len(process.commit_log.entries),
-                0,
-            )
-        )
+        self._client.broker_heartbeat(self.heartbeat_request())
 
     def send_alter_sync_state_set(self, new_sync_state_set: frozenset[int]) -> None:
         """SendAlterSyncStateSet (spec/Broker.tla)."""

@@ -8,7 +8,8 @@ reference's ``Options`` (:func:`impl_config`), turns the implementation's ``Ille
 Controller-level tags send the request to the controller directly (an admin tool or an outside trace);
 process-level tags drive a broker's ``ReplicasManager``, its HA service or HA client. A ``lost`` flag
 makes the transport drop that step's response after the controller applied the request. Both go through
-the controller node's ``ControllerRequestProcessor`` (leadership, request validation). The trace kinds of
+the controller node's ``ControllerRequestProcessor`` (leadership, request validation), and so does a late
+request (``SendLate``: built by the broker now, held by the client's network, applied by ``DeliverLate``). The trace kinds of
 spec/README.md ("Trace kinds") are run here too: controller requests naming other declared broker sets
 (the controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
 files as the disk holds them.
@@ -25,7 +26,7 @@ import attrs
 
 from autoswitch.conformance.errors import InputError
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
-from autoswitch.impl.client import ControllerClient
+from autoswitch.impl.client import ControllerClient, LateRequest
 from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.epoch_file import EpochFile
@@ -213,7 +214,7 @@ class ImplSystem:
 
     def _heartbeat_expire(self, a: Mapping[str, Any]) -> Outcome:
         broker_id = a["brokerId"]
-        if not self._controller.heartbeat_manager.on_broker_inactive(*self._set(a), broker_id):
+        if not self._controller.on_broker_inactive(*self._set(a), broker_id):
             raise NotEnabled(f"HeartbeatExpire: broker {broker_id} is not alive")
         return {"code": "OK"}
 
@@ -221,6 +222,12 @@ class ImplSystem:
         if not self._processor.is_leader:
             raise NotEnabled("ControllerFailover: the controller has no leader")
         self._controller.failover()
+        return {"code": "OK"}
+
+    def _controller_metadata_loss(self, a: Mapping[str, Any]) -> Outcome:
+        if BROKER_NAME not in self._controller.replicas_info.replica_info_table:
+            raise NotEnabled("ControllerMetadataLoss: the controller does not know the broker set")
+        self._controller.lose_metadata()
         return {"code": "OK"}
 
     def _controller_leader_lost(self, a: Mapping[str, Any]) -> Outcome:
@@ -264,6 +271,33 @@ class ImplSystem:
         config = BrokerConfig(a.get("clusterName", broker.config.cluster_name), a.get("brokerName", broker.config.broker_name))
         broker.restart(a["addr"], config)
         return {"code": "OK"}
+
+    def _crash_torn(self, a: Mapping[str, Any]) -> Outcome:
+        _broker(self, a["process"]).crash_torn()
+        return {"code": "OK"}
+
+    def _wipe_disk(self, a: Mapping[str, Any]) -> Outcome:
+        _broker(self, a["process"]).wipe_disk()
+        return {"code": "OK"}
+
+    def _partition_link(self, a: Mapping[str, Any]) -> Outcome:
+        self._broker_set.partition_link(a["process"], a["peer"], a["lost"])
+        return {"code": "OK"}
+
+    def _heal_link(self, a: Mapping[str, Any]) -> Outcome:
+        self._broker_set.heal_link(a["process"], a["peer"])
+        return {"code": "OK"}
+
+    def _send_late(self, a: Mapping[str, Any]) -> Outcome:
+        build = _LATE_REQUESTS.get(a["request"])
+        if build is None:
+            raise NotEnabled(f"SendLate: {a['request']!r} is not a request a broker sends late")
+        manager = _running_manager(self, a["process"])
+        manager.send_late(build(manager))
+        return {"code": "OK"}
+
+    def _deliver_late(self, a: Mapping[str, Any]) -> Outcome:
+        return _outcome(self._client.deliver_late(a["process"]))
 
     def _flush(self, a: Mapping[str, Any]) -> Outcome:
         _broker(self, a["process"]).flush()
@@ -434,6 +468,8 @@ class ImplSystem:
             "nextMsg": self._broker_set.next_msg,
             "acked": frozenset(self._broker_set.acked),
             "seen": frozenset(self._broker_set.seen),
+            "partitions": frozenset(self._broker_set.partitions),
+            "late": {p: _late_record(r) for p, r in self._client.in_flight.items()},
         }
 
     def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -454,6 +490,24 @@ class ImplSystem:
         slave.truncate_suffix_by_offset(point)
         return {"code": "OK", "truncateOffset": point}, {"slaveEpochs": slave.entries(), "slaveLeo": point,
                                                          "slaveConfirmOffset": min(confirm, point)}
+
+
+def _late_record(request: LateRequest) -> dict[str, Any]:
+    """A request in flight as the controller-level action record that applies it (the variable ``late``)."""
+    if isinstance(request, BrokerHeartbeatRequest):
+        return {"tag": "BrokerHeartbeat", "brokerId": request.broker_id, "epoch": request.epoch, "maxOffset": request.max_offset,
+                "priority": request.election_priority}
+    if isinstance(request, RegisterBrokerToControllerRequest):
+        return {"tag": "RegisterBrokerToController", "brokerId": request.broker_id, "addr": request.broker_address}
+    return {"tag": "ElectMaster", "trigger": "broker", "brokerId": request.broker_id}
+
+
+# SendLate's request -> the ReplicasManager builder of that request (on the broker's view now)
+_LATE_REQUESTS: dict[str, Callable[[ReplicasManager], LateRequest]] = {
+    "BrokerHeartbeat": ReplicasManager.heartbeat_request,
+    "RegisterBrokerToController": ReplicasManager.register_request,
+    "ElectMaster": ReplicasManager.elect_request,
+}
 
 
 def _process_root(root: str, process: str) -> str:
@@ -549,4 +603,11 @@ _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
     "AlterArrives": ImplSystem._alter_arrives,
     "Flush": ImplSystem._flush,
     "Consume": ImplSystem._consume,
+    "CrashTorn": ImplSystem._crash_torn,
+    "PartitionLink": ImplSystem._partition_link,
+    "HealLink": ImplSystem._heal_link,
+    "SendLate": ImplSystem._send_late,
+    "DeliverLate": ImplSystem._deliver_late,
+    "WipeDisk": ImplSystem._wipe_disk,
+    "ControllerMetadataLoss": ImplSystem._controller_metadata_loss,
 }
