@@ -43,5 +43,5 @@ ConstInit ==
 
 \* TLC fingerprints states by the model's variables only: `action` and
 \* `outcome` label the step that reached a state, they are not state.
-MC_View == modelVars
+MC_View == <<modelVars, faults>>
 =============================================================================
