@@ -51,25 +51,10 @@ CONSTANTS
     \* both TRUE a stale Expand/Shrink answer can arrive after a newer alter
     \* (spec/README.md, "stale alter answer").
     \* @type: Bool;
-    AnySetAlter,
-    \* The fault budget (MODEL.md §9, reference/liveness.py): the faults of
-    \* NewFaults that are in Next, how many budgeted faults a behaviour may
-    \* take, and whether the older faults (crash, lost responses, expiry of a
-    \* live broker, controller failover, admin election, clean) are charged
-    \* too (the liveness configurations: every fault bounded).
-    \* @type: Set(Str);
-    Faults,
-    \* @type: Int;
-    MaxFaults,
-    \* @type: Bool;
-    BoundAllFaults,
-    \* Options of the liveness controls (reference/state.py Options):
-    \* ReelectScan FALSE = before 5.1.1 (#6383): no periodic re-elect scan;
-    \* RegisterRetry FALSE = a broker whose ApplyBrokerId failed gives up.
-    \* @type: Bool;
-    ReelectScan,
-    \* @type: Bool;
-    RegisterRetry
+    AnySetAlter
+    \* (The fault budget's constants Faults, MaxFaults and BoundAllFaults are
+    \* declared in Faults.tla, the options of the liveness controls where they
+    \* act: ReelectScan in Controller.tla, RegisterRetry in Broker.tla.)
 
 -----------------------------------------------------------------------------
 Init ==
@@ -104,6 +89,9 @@ Init ==
     /\ nextMsg = 1
     /\ acked = {}
     /\ seen = {}
+    /\ partitions = {}
+    /\ late = NoLate
+    /\ faults = 0
     /\ action = Act("Init")
     /\ outcome = Out(OK)
 
@@ -170,9 +158,12 @@ RegisteredVars ==
        /\ nextMsg = 1
        /\ acked = {}
        /\ seen = {}
+       /\ partitions = {}
+       /\ late = NoLate
 
 InitRegistered ==
     /\ RegisteredVars
+    /\ faults = 0
     /\ action = Act("Init")
     /\ outcome = Out(OK)
 
@@ -189,7 +180,7 @@ CtlStep(r, act) ==
     /\ SetCtl(r.ctl)
     /\ outcome' = r.out
     /\ action' = act
-    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, diskVars, procVars, envVars, ghostVars, dataVars>>
 
 GetNextBrokerId == CtlStep(CtlGetNextBrokerId(Ctl), Act("GetNextBrokerId"))
 
@@ -247,6 +238,13 @@ ProcessNext(p) ==
     \/ AnySetAlter /\ \E newSet \in SUBSET BrokerIds, lost \in BOOLEAN : SendAlterSyncStateSet(p, newSet, lost)
     \/ Crash(p)
     \/ \E a \in Addrs[p] : Restart(p, a)
+    \* the faults of the budget (Faults.tla), each when Faults names it
+    \/ "CrashTorn" \in Faults /\ CrashTorn(p)
+    \/ "PartitionLink" \in Faults /\ \E q \in Processes, lost \in BOOLEAN : PartitionLink(p, q, lost)
+    \/ "PartitionLink" \in Faults /\ \E q \in Processes : HealLink(p, q)
+    \/ "SendLate" \in Faults /\ \E r \in LateRequests : SendLate(p, r)
+    \/ "SendLate" \in Faults /\ DeliverLate(p)
+    \/ "WipeDisk" \in Faults /\ WipeDisk(p)
 
 \* The data path (Replication.tla).  Write is bounded by MaxMsgs (here, not
 \* in the action, which stays the reference's); the other steps are bounded
@@ -268,8 +266,10 @@ EnvNext ==
     \/ \E id \in BrokerIds : HeartbeatExpire(id)
     \/ ControllerFailover
     \/ AllowCleanBrokerData /\ \E ids \in SUBSET BrokerIds, cl \in BOOLEAN : CleanBrokerData(ids, cl)
+    \/ "ControllerMetadataLoss" \in Faults /\ ControllerMetadataLoss
 
-Next == (\E p \in Processes : ProcessNext(p) \/ (DataPath /\ DataNext(p))) \/ EnvNext
+\* Every step is taken under the fault budget (Faults.tla: Fault).
+Next == Fault((\E p \in Processes : ProcessNext(p) \/ (DataPath /\ DataNext(p))) \/ EnvNext)
 
 Spec == Init /\ [][Next]_vars
 

@@ -13,6 +13,11 @@
 (* the meta file and deletes the temp file in two steps, and deletes the   *)
 (* temp file after a failed apply in a step of its own).                   *)
 (*                                                                         *)
+(* A request's result is bound by \E r \in {Ctl...(...)} rather than LET:  *)
+(* the same value, but TLC evaluates it once also where it evaluates       *)
+(* ENABLED and the fairness conditions' actions (Liveness.tla), which      *)
+(* re-evaluate a LET at each use (measured: over ten times slower).        *)
+(*                                                                         *)
 (* A step that calls the controller applies the request atomically on the *)
 (* controller (Controller.tla); with `lost` the response never reaches the *)
 (* process, which then behaves as on a timeout.                            *)
@@ -31,7 +36,12 @@ CONSTANTS
     \* assign removes conflicting entries, endOffsetFor answers a request
     \* below the first epoch (EpochFile.tla).  FALSE: 0.11.0.0 / 2.0.0.
     \* @type: Bool;
-    KafkaLeaderEpochOnElection
+    KafkaLeaderEpochOnElection,
+    \* startBasicService retried after a failed ApplyBrokerId (ReplicasManager):
+    \* FALSE (a liveness control, Options.register_retry) disables
+    \* AbandonTempFile, so a broker whose apply failed stays APPLY_FAILED.
+    \* @type: Bool;
+    RegisterRetry
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -126,7 +136,7 @@ LoadMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("LoadMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* No meta file but a temp file: resume with its (id, checkCode).
 LoadTempFile(p) ==
@@ -136,7 +146,7 @@ LoadTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ action' = PAct("LoadTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* GetNextBrokerId, then write the temp file with a fresh "addr;timestamp"
 \* checkCode.  Nothing is reserved: two processes may write the same id.
@@ -144,36 +154,38 @@ CreateTempFile(p) ==
     /\ regState[p] = INITIAL
     /\ metaFile[p] = NoId
     /\ tempFile[p] = NoTempFile
-    /\ LET r == CtlGetNextBrokerId(Ctl) IN
+    /\ \E r \in {CtlGetNextBrokerId(Ctl)} :
        /\ tempFile' = [tempFile EXCEPT ![p] = [brokerId |-> r.out.nextBrokerId,
                                                checkCode |-> [addr |-> addr[p], ts |-> clock]]]
        /\ outcome' = r.out
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ clock' = clock + 1
     /\ action' = PAct("CreateTempFile", p)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory, dataVars>>
 
 \* ApplyBrokerId(temp id, checkCode).  SUCCESS heard -> ID_APPLIED; a refusal
 \* or a lost response -> APPLY_FAILED (the temp file is deleted next), even
 \* though the controller may have bound the id: that id is then orphaned.
 SendApplyBrokerId(p, lost) ==
     /\ regState[p] = TEMP_DONE
-    /\ LET r == CtlApplyBrokerId(Ctl, tempFile[p].brokerId, tempFile[p].checkCode) IN
+    /\ \E r \in {CtlApplyBrokerId(Ctl, tempFile[p].brokerId, tempFile[p].checkCode)} :
        /\ SetCtl(r.ctl)
        /\ regState' = [regState EXCEPT ![p] = IF r.out.code = SUCCESS /\ ~lost
                                               THEN ID_APPLIED ELSE APPLY_FAILED]
        /\ outcome' = r.out
     /\ action' = PActLost("SendApplyBrokerId", p, lost)
-    /\ UNCHANGED <<diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, diskVars, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
-\* After a failed apply, delete the temp file and start again from INITIAL.
+\* After a failed apply, delete the temp file and start again from INITIAL
+\* (only with RegisterRetry).
 AbandonTempFile(p) ==
+    /\ RegisterRetry
     /\ regState[p] = APPLY_FAILED
     /\ tempFile' = [tempFile EXCEPT ![p] = NoTempFile]
     /\ regState' = [regState EXCEPT ![p] = INITIAL]
     /\ action' = PAct("AbandonTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* Persist the applied id in the meta file (the temp file is still there).
 WriteMetaFile(p) ==
@@ -182,7 +194,7 @@ WriteMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_WRITTEN]
     /\ action' = PAct("WriteMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* The meta file is written; drop the temp file.
 DeleteTempFile(p) ==
@@ -191,14 +203,14 @@ DeleteTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("DeleteTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 \* RegisterBrokerToController(id, current addr).  SUCCESS heard -> REGISTERED
 \* and the role of a live master in the answer is adopted; otherwise the
 \* process stays META_DONE and retries (the address update may have happened).
 SendRegister(p, lost) ==
     /\ regState[p] = META_DONE
-    /\ LET r == CtlRegisterBroker(Ctl, metaFile[p], addr[p]) IN
+    /\ \E r \in {CtlRegisterBroker(Ctl, metaFile[p], addr[p])} :
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
        /\ IF r.out.code = SUCCESS /\ ~lost
@@ -206,7 +218,7 @@ SendRegister(p, lost) ==
                /\ AdoptRole(p, r.out)
           ELSE UNCHANGED <<regState, roleVars>>
     /\ action' = PActLost("SendRegister", p, lost)
-    /\ UNCHANGED <<diskVars, addr, clock, log, flushed, nextMsg, seen>>
+    /\ UNCHANGED <<netVars, diskVars, addr, clock, log, flushed, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -228,14 +240,14 @@ ElectWanted(p) ==
 SendElectMaster(p, lost) ==
     /\ regState[p] = REGISTERED
     /\ ElectWanted(p)
-    /\ LET r == CtlElectMaster(Ctl, "broker", metaFile[p]) IN
+    /\ \E r \in {CtlElectMaster(Ctl, "broker", metaFile[p])} :
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
        /\ IF lost \/ r.out.code \notin {SUCCESS, CONTROLLER_MASTER_STILL_EXIST}
           THEN UNCHANGED roleVars
           ELSE AdoptRole(p, r.out)
     /\ action' = PActLost("SendElectMaster", p, lost)
-    /\ UNCHANGED <<diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
+    /\ UNCHANGED <<netVars, diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
 
 \* A poll of GetReplicaInfo or a role-change notification (either may come
 \* late: the controller is read when the process acts).  Adopts a newer
@@ -252,9 +264,8 @@ SendElectMaster(p, lost) ==
 \* never re-applies its id, so nothing changes here either.
 SyncReplicaInfo(p) ==
     /\ regState[p] = REGISTERED
-    /\ LET r == CtlGetReplicaInfo(Ctl)
-           o == r.out
-           newer == o.syncStateSetEpoch > localSyncStateSetEpoch[p]
+    /\ \E o \in {CtlGetReplicaInfo(Ctl).out} :
+       LET newer == o.syncStateSetEpoch > localSyncStateSetEpoch[p]
            lss == IF newer THEN o.syncStateSet ELSE localSyncStateSet[p]
            pend == IF pendingAlter[p] # NoPending /\ ~pendingAlter[p].delivered
                    THEN NoPending ELSE pendingAlter[p]
@@ -279,18 +290,18 @@ SyncReplicaInfo(p) ==
                /\ UNCHANGED <<role, localMasterEpoch, masterHistory, localMasterId, haState, acks, epochFile>>
           ELSE UNCHANGED roleVars
     /\ action' = PAct("SyncReplicaInfo", p)
-    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, regState, addr, clock, log, flushed, nextMsg, seen>>
 
 \* BrokerHeartbeat(id, last epoch of its epoch file, LEO, priority 0): what
 \* the election ranks by (the epoch of the data it holds, not the epoch it
 \* last heard of).
 SendHeartbeat(p) ==
     /\ regState[p] = REGISTERED
-    /\ LET r == CtlBrokerHeartbeat(Ctl, metaFile[p], LastEpoch(epochFile[p]), Len(log[p]), 0) IN
+    /\ \E r \in {CtlBrokerHeartbeat(Ctl, metaFile[p], LastEpoch(epochFile[p]), Len(log[p]), 0)} :
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = PAct("SendHeartbeat", p)
-    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, diskVars, procVars, envVars, ghostVars, dataVars>>
 
 \* The master proposes any set with its local epochs (possibly stale),
 \* request and answer in one step; a heard SUCCESS updates its local
@@ -299,9 +310,7 @@ SendHeartbeat(p) ==
 SendAlterSyncStateSet(p, newSet, lost) ==
     /\ regState[p] = REGISTERED
     /\ role[p] = MASTER
-    /\ LET r == CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet,
-                                     localSyncStateSetEpoch[p])
-       IN
+    /\ \E r \in {CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet, localSyncStateSetEpoch[p])} :
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
        /\ IF r.out.code = SUCCESS /\ ~lost
@@ -312,7 +321,7 @@ SendAlterSyncStateSet(p, newSet, lost) ==
                /\ acked' = SettledAcked(p, newSet, pendingAlter[p], log[p], acks[p])
           ELSE UNCHANGED <<localSyncStateSetEpoch, localSyncStateSet, confirmOffset, acked>>
     /\ action' = [PActLost("SendAlterSyncStateSet", p, lost) EXCEPT !.newSyncStateSet = newSet]
-    /\ UNCHANGED <<diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
+    /\ UNCHANGED <<netVars, diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
                    log, flushed, epochFile, localMasterId, haState, acks, pendingAlter, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -322,16 +331,16 @@ SendAlterSyncStateSet(p, newSet, lost) ==
 (***************************************************************************)
 
 \* Volatile state is lost and the process's HA connections break; the
-\* identity files survive; the log keeps its flushed prefix (all of it with
-\* synchronous flush), the epoch file drops the entries starting at or
-\* beyond the recovered LEO, and the confirmOffset checkpoint is clamped to it.
-Crash(p) ==
-    /\ regState[p] \in UpStates
-    /\ LET kept == Min2(flushed[p], Len(log[p])) IN
-       /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, kept)]
-       /\ flushed' = [flushed EXCEPT ![p] = kept]
-       /\ epochFile' = [epochFile EXCEPT ![p] = TruncateSuffix(epochFile[p], kept)]
-       /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[p], kept)]
+\* identity files survive; the log keeps `kept` entries (Crash: its flushed
+\* prefix, all of it with synchronous flush), the epoch file drops the entries
+\* starting at or beyond the recovered LEO, and the confirmOffset checkpoint
+\* is clamped to it.
+\* @type: (Str, Int, Str) => Bool;
+CrashKeeping(p, kept, tag) ==
+    /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, kept)]
+    /\ flushed' = [flushed EXCEPT ![p] = kept]
+    /\ epochFile' = [epochFile EXCEPT ![p] = TruncateSuffix(epochFile[p], kept)]
+    /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[p], kept)]
     /\ regState' = [regState EXCEPT ![p] = DOWN]
     /\ role' = [role EXCEPT ![p] = NONE]
     /\ localMasterEpoch' = [localMasterEpoch EXCEPT ![p] = 0]
@@ -341,9 +350,17 @@ Crash(p) ==
     /\ pendingAlter' = [pendingAlter EXCEPT ![p] = NoPending]
     /\ haState' = [DroppedHa(metaFile[p]) EXCEPT ![p] = HA_NONE]
     /\ acks' = [DroppedAcks(metaFile[p]) EXCEPT ![p] = NoAcks]
-    /\ action' = PAct("Crash", p)
+    /\ action' = PAct(tag, p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, addr, envVars, ghostVars, msgVars>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, addr, envVars, ghostVars, msgVars>>
+
+\* The durable entries a crash keeps.
+\* @type: Str => Int;
+Durable(p) == Min2(flushed[p], Len(log[p]))
+
+Crash(p) ==
+    /\ regState[p] \in UpStates
+    /\ CrashKeeping(p, Durable(p), "Crash")
 
 \* Registration starts again, possibly under a new address.
 Restart(p, a) ==
@@ -354,7 +371,7 @@ Restart(p, a) ==
     /\ role' = [role EXCEPT ![p] = NONE]
     /\ action' = [PAct("Restart", p) EXCEPT !.addr = a]
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -363,10 +380,10 @@ Restart(p, a) ==
 (***************************************************************************)
 ControllerElectScan ==
     /\ NeedsReelect(Ctl)
-    /\ LET r == CtlElectScan(Ctl) IN
+    /\ \E r \in {CtlElectScan(Ctl)} :
        /\ SetCtl(r.ctl)
        /\ outcome' = r.out
     /\ action' = Act("ControllerElectScan")
-    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, diskVars, procVars, envVars, ghostVars, dataVars>>
 
 =============================================================================

@@ -34,7 +34,13 @@ CONSTANT
     \* MODEL.md §3 option: when no member of the syncStateSet is alive, elect among
     \* all alive registered ids (may lose acknowledged messages). Default FALSE.
     \* @type: Bool;
-    EnableElectUncleanMaster
+    EnableElectUncleanMaster,
+    \* The controller leader's periodic re-elect scan (scanNeedReelectBrokerSets,
+    \* RocketMQ 5.1.1+, #6383).  FALSE: before it (or JRaft with #8380's
+    \* negated predicate): only the expiry of the master's heartbeat starts the
+    \* election trigger (onBrokerInactive).  Options.reelect_scan.
+    \* @type: Bool;
+    ReelectScan
 
 (***************************************************************************)
 (* Representation.                                                         *)
@@ -105,6 +111,13 @@ CONTROLLER_BROKER_ID_INVALID == "CONTROLLER_BROKER_ID_INVALID"
 EmptyCtl(c) ==
     [replicas |-> NoReplicas, nextBrokerId |-> 1, masterId |-> NoMaster, masterEpoch |-> 0,
      syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> c.alive, electTriesLeft |-> c.electTriesLeft]
+
+\* The controller of Init, and of a leader that lost its metadata
+\* (ControllerMetadataLoss): nothing known, nothing alive, no trigger.
+\* @type: $ctl;
+InitCtl ==
+    [replicas |-> NoReplicas, nextBrokerId |-> 1, masterId |-> NoMaster, masterEpoch |-> 0,
+     syncStateSet |-> {}, syncStateSetEpoch |-> 0, alive |-> NoAlive, electTriesLeft |-> 0]
 
 \* @type: $ctl => Bool;
 Known(c) == DOMAIN c.replicas # {}
@@ -319,13 +332,19 @@ CtlBrokerHeartbeat(c, id, epoch, maxOffset, priority) ==
 (***************************************************************************)
 (* HeartbeatExpire(id): the controller forgets a live entry: a death, a    *)
 (* pause or a partition look the same.  Enabled only for an alive id.      *)
+(* Without the re-elect scan (ReelectScan = FALSE) the expiry of the       *)
+(* master's entry is what starts the election trigger (onBrokerInactive    *)
+(* of the master: ElectMasterMaxRetryCount tries, CtlElectScan).           *)
 (***************************************************************************)
 \* @type: ($ctl, Int) => Bool;
 CanExpire(c, id) == id \in DOMAIN c.alive
 
 \* @type: ($ctl, Int) => $result;
 CtlHeartbeatExpire(c, id) ==
-    Result([c EXCEPT !.alive = [b \in DOMAIN c.alive \ {id} |-> c.alive[b]]], Out(OK))
+    LET expired == [c EXCEPT !.alive = [b \in DOMAIN c.alive \ {id} |-> c.alive[b]]] IN
+    IF ~ReelectScan /\ id = c.masterId
+    THEN Result([expired EXCEPT !.electTriesLeft = ElectMasterMaxRetryCount], Out(OK))
+    ELSE Result(expired, Out(OK))
 
 (***************************************************************************)
 (* ControllerFailover: the liveness table and a running election trigger  *)
@@ -368,7 +387,8 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
 (* starts when the master is not alive: the master's heartbeat-expiry      *)
 (* notice (onBrokerInactive) triggers whatever else is alive, the periodic *)
 (* scan (scanNeedReelectBrokerSets) when some id is alive; together,       *)
-(* "a master exists and is not alive".  A trigger is up to                 *)
+(* "a master exists and is not alive" (the scan's half only with          *)
+(* ReelectScan; without it only a running trigger).  A trigger is up to    *)
 (* ElectMasterMaxRetryCount tries of ElectMaster(controller), each one     *)
 (* step (other requests interleave between tries), stopping at the first   *)
 (* SUCCESS; any other code is retried, so a set with no candidate has its  *)
@@ -378,7 +398,7 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
 \* @type: $ctl => Bool;
 NeedsReelect(c) ==
     \/ c.electTriesLeft > 0
-    \/ c.masterId # NoMaster /\ ~MasterAlive(c)
+    \/ ReelectScan /\ c.masterId # NoMaster /\ ~MasterAlive(c)
 
 \* One try: the first of a new trigger, or the next of a running one.
 \* @type: $ctl => $result;

@@ -48,5 +48,5 @@ ConstInit ==
     /\ MaxFaults = 0
     /\ BoundAllFaults = FALSE
 
-MC_View == modelVars
+MC_View == <<modelVars, faults>>
 =============================================================================

@@ -43,5 +43,5 @@ ConstInit ==
     /\ BoundAllFaults = FALSE
 
 \* TLC fingerprints states by the model's variables only (see MC_small).
-MC_View == modelVars
+MC_View == <<modelVars, faults>>
 =============================================================================

@@ -41,7 +41,8 @@ ConstInit ==
     /\ MaxFaults = 0
     /\ BoundAllFaults = FALSE
 
-\* TLC fingerprints states by the model's variables only: `action` and
-\* `outcome` label the step that reached a state, they are not state.
-MC_View == modelVars
+\* TLC fingerprints states by the model's variables and the fault budget's
+\* count only: `action` and `outcome` label the step that reached a state,
+\* they are not state.
+MC_View == <<modelVars, faults>>
 =============================================================================

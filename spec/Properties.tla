@@ -4,7 +4,7 @@
 (* safety invariants and the action properties, over the variables of     *)
 (* State.tla.  The twin of reference/invariants.py, property for property. *)
 (***************************************************************************)
-EXTENDS Replication
+EXTENDS Faults
 
 (***************************************************************************)
 (* Invariants (MODEL.md §6, reference/invariants.py).                      *)
@@ -43,6 +43,9 @@ TypeOK ==
           /\ haState[p] \in HaStates
           /\ \A b \in DOMAIN acks[p] : b \in Nat /\ acks[p][b] \in Nat
     /\ nextMsg \in Nat /\ acked \subseteq 1..(nextMsg - 1) /\ seen \subseteq 1..(nextMsg - 1)
+    /\ \A link \in partitions : link \subseteq Processes /\ Cardinality(link) = 2
+    /\ DOMAIN late \subseteq Processes /\ \A p \in DOMAIN late : late[p].tag \in LateRequests
+    /\ faults \in 0..MaxFaults
 
 \* The controller's master is in its syncStateSet.
 MasterInSyncStateSet == masterId = NoMaster \/ masterId \in syncStateSet
@@ -112,9 +115,12 @@ EpochsMonotonicStep ==
               /\ localMasterEpoch'[p] >= localMasterEpoch[p]
               /\ localSyncStateSetEpoch'[p] >= localSyncStateSetEpoch[p]
 
-\* A process with a meta file keeps its id for ever.
+\* A process with a meta file keeps its id for ever, unless its disk is wiped
+\* (WipeDisk: a wiped disk is a new broker; the process is DOWN after it).
 BrokerIdStableStep ==
-    \A p \in Processes : metaFile[p] # NoId => metaFile'[p] = metaFile[p]
+    \A p \in Processes :
+        metaFile[p] # NoId => \/ metaFile'[p] = metaFile[p]
+                              \/ metaFile'[p] = NoId /\ regState'[p] = DOWN
 
 EpochsMonotonic == [][EpochsMonotonicStep]_vars
 BrokerIdStable == [][BrokerIdStableStep]_vars

@@ -63,6 +63,12 @@ SlaveLink(p, q, st) ==
     /\ ActsAsMaster(q)
     /\ localMasterEpoch[q] = localMasterEpoch[p]
 
+\* The replication link between p and q is not cut (PartitionLink): while it
+\* is, the slave's handshakes, transfers and acks wait (the controller's
+\* traffic is not affected).
+\* @type: (Str, Str) => Bool;
+Linked(p, q) == {p, q} \notin partitions
+
 \* An ack of slave p recomputes master q's confirmOffset only when p is in
 \* q's LOCAL set (updateConfirmOffsetWhenSlaveAck).
 \* @type: (Str, Str) => Str;
@@ -100,7 +106,7 @@ Write(p) ==
             /\ acked' = SettledAcked(p, localSyncStateSet[p], pendingAlter[p], lg, acks[p])
             /\ epochFile' = [epochFile EXCEPT ![p] = WrittenEpochFile(p)]
             /\ outcome' = [Out(SUCCESS) EXCEPT !.msg = nextMsg, !.offset = Len(log[p])]
-            /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, seen>>
+            /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, seen>>
     /\ action' = PAct("Write", p)
 
 -----------------------------------------------------------------------------
@@ -117,10 +123,9 @@ Write(p) ==
 Handshake(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, READY)
-        /\ LET point == TruncatePoint(epochFile[p], Len(log[p]), confirmOffset[p],
-                                      epochFile[q], Len(log[q]))
-               ak == SetKey(acks[q], metaFile[p], point)
-           IN
+        /\ Linked(p, q)
+        /\ \E point \in {TruncatePoint(epochFile[p], Len(log[p]), confirmOffset[p], epochFile[q], Len(log[q]))} :
+           LET ak == SetKey(acks[q], metaFile[p], point) IN
            IF point < 0
            THEN /\ outcome' = [Out(NO_CONSISTENT_POINT) EXCEPT !.truncateOffset = -1]
                 /\ UNCHANGED modelVars
@@ -135,7 +140,7 @@ Handshake(p) ==
                                              AckEvent(p, q))]
                 /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
                 /\ outcome' = [Out(OK) EXCEPT !.truncateOffset = point]
-                /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, localMasterId,
+                /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, localMasterId,
                                localSyncStateSet, pendingAlter, nextMsg, seen>>
     /\ action' = PAct("Handshake", p)
 
@@ -167,6 +172,7 @@ TransferEpochFile(p, q, off) ==
 Transfer(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, TRANSFER)
+        /\ Linked(p, q)
         /\ Len(log[p]) < Len(log[q])
         /\ CanTransferFrom(q, Len(log[p]))
         /\ LET e == log[q][Len(log[p]) + 1]
@@ -177,13 +183,14 @@ Transfer(p) ==
            /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[q], Len(lg))]
     /\ action' = PAct("Transfer", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, msgVars>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, dataProcVars, msgVars>>
 
 \* The slave reports its LEO (when the master's record differs); the master
 \* records it, recomputes confirmOffset and acknowledges producers.
 Ack(p) ==
     /\ \E q \in Processes :
         /\ SlaveLink(p, q, TRANSFER)
+        /\ Linked(p, q)
         /\ ~(metaFile[p] \in DOMAIN acks[q] /\ acks[q][metaFile[p]] = Len(log[p]))
         /\ LET ak == SetKey(acks[q], metaFile[p], Len(log[p])) IN
            /\ acks' = [acks EXCEPT ![q] = ak]
@@ -192,7 +199,7 @@ Ack(p) ==
            /\ acked' = SettledAcked(q, localSyncStateSet[q], pendingAlter[q], log[q], ak)
     /\ action' = PAct("Ack", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, log, flushed, epochFile,
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, log, flushed, epochFile,
                    localMasterId, localSyncStateSet, haState, pendingAlter, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -212,15 +219,13 @@ Ack(p) ==
 \* reference: confirmOffset moves at the master's next settling step.
 \* @type: (Str, Set(Int), Bool) => Bool;
 Propose(p, newSet, lost) ==
-    LET r == CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet,
-                                  localSyncStateSetEpoch[p])
-    IN
+    \E r \in {CtlAlterSyncStateSet(Ctl, metaFile[p], localMasterEpoch[p], newSet, localSyncStateSetEpoch[p])} :
     /\ SetCtl(r.ctl)
     /\ outcome' = r.out
     /\ pendingAlter' = [pendingAlter EXCEPT ![p] =
             [newSyncStateSet |-> newSet, code |-> r.out.code,
              syncStateSetEpoch |-> r.out.syncStateSetEpoch, delivered |-> ~lost]]
-    /\ UNCHANGED <<diskVars, procVars, envVars, ghostVars, dataDiskVars, localMasterId,
+    /\ UNCHANGED <<netVars, diskVars, procVars, envVars, ghostVars, dataDiskVars, localMasterId,
                    localSyncStateSet, haState, acks, msgVars>>
 
 \* A connected slave outside the set whose ack has reached both the master's
@@ -276,7 +281,7 @@ AlterArrives(p) ==
           ELSE UNCHANGED <<confirmOffset, acked>>
        /\ outcome' = Out(pd.code)
     /\ action' = PAct("AlterArrives", p)
-    /\ UNCHANGED <<ctlVars, diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, regState, addr, role, localMasterEpoch, envVars, ghostVars,
                    log, flushed, epochFile, localMasterId, haState, acks, nextMsg, seen>>
 
 -----------------------------------------------------------------------------
@@ -291,7 +296,7 @@ Flush(p) ==
     /\ flushed' = [flushed EXCEPT ![p] = Len(log[p])]
     /\ action' = PAct("Flush", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, log, epochFile, confirmOffset,
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, log, epochFile, confirmOffset,
                    dataProcVars, msgVars>>
 
 \* A consumer reads what a process with a role shows, the messages below its
@@ -304,6 +309,6 @@ Consume(p) ==
        /\ seen' = seen \cup visible
     /\ action' = PAct("Consume", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<ctlVars, diskVars, procVars, envVars, ghostVars, dataDiskVars, dataProcVars, nextMsg, acked>>
+    /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, dataDiskVars, dataProcVars, nextMsg, acked>>
 
 =============================================================================

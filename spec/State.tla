@@ -26,7 +26,7 @@ CONSTANTS
     Addrs
 
 \* @typeAlias: tempFile = {brokerId: Int, checkCode: $checkCode};
-\* @typeAlias: action = {tag: Str, process: Str, lost: Bool, addr: Str, newSyncStateSet: Set(Int), brokerId: Int, checkCode: $checkCode, trigger: Str, masterId: Int, masterEpoch: Int, syncStateSetEpoch: Int, epoch: Int, maxOffset: Int, priority: Int, brokerIds: Set(Int), cleanLiving: Bool};
+\* @typeAlias: action = {tag: Str, process: Str, lost: Bool, addr: Str, newSyncStateSet: Set(Int), brokerId: Int, checkCode: $checkCode, trigger: Str, masterId: Int, masterEpoch: Int, syncStateSetEpoch: Int, epoch: Int, maxOffset: Int, priority: Int, brokerIds: Set(Int), cleanLiving: Bool, peer: Str, request: Str};
 State_typedefs == TRUE
 
 \* Registration states (reference/state.py).  DOWN: crashed, not yet restarted.
@@ -175,6 +175,24 @@ VARIABLES
     \* @type: Set(Int);
     seen
 
+\* The network (MODEL.md §9): what the faults of the budget leave behind.
+VARIABLES
+    \* The replication links cut (PartitionLink), each a 2-set of processes.
+    \* @type: Set(Set(Str));
+    partitions,
+    \* A process's controller request computed on its view and not delivered
+    \* yet (SendLate): a controller-level action record (the raw action's tag
+    \* and parameters, padded as `action`), over the processes with one.
+    \* @type: Str -> $action;
+    late
+
+\* The fault budget's count (AutoSwitch.tla, Fault): the budgeted faults
+\* taken so far.  Bookkeeping of the model checkers, not a trace variable
+\* (reference/variables.py does not have it; System.faults).
+VARIABLES
+    \* @type: Int;
+    faults
+
 \* The trace: the step just taken (not part of the model's state, modelVars).
 VARIABLES
     \* The step (trace vocabulary: tag + parameters), "Init" in Init.
@@ -199,9 +217,12 @@ dataVars == <<dataDiskVars, dataProcVars, msgVars>>
 \* What a role change may touch (AdoptRole), for the branches that do not adopt.
 roleVars == <<role, localMasterEpoch, localSyncStateSetEpoch, masterHistory,
               localMasterId, localSyncStateSet, haState, acks, pendingAlter, epochFile, confirmOffset, acked>>
-\* The model's state proper: what the reference model has (action/outcome excluded).
-modelVars == <<ctlVars, diskVars, procVars, envVars, ghostVars, dataVars>>
-vars == <<modelVars, action, outcome>>
+\* The network: every action but the faults' own leaves it unchanged.
+netVars == <<partitions, late>>
+\* The model's state proper: what a trace of the reference model has
+\* (action/outcome and the budget's count `faults` excluded).
+modelVars == <<ctlVars, diskVars, procVars, envVars, ghostVars, dataVars, netVars>>
+vars == <<modelVars, faults, action, outcome>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -233,7 +254,7 @@ Act(tag) ==
     [tag |-> tag, process |-> "", lost |-> FALSE, addr |-> "", newSyncStateSet |-> {},
      brokerId |-> -1, checkCode |-> NoCheckCode, trigger |-> "", masterId |-> -1,
      masterEpoch |-> -1, syncStateSetEpoch |-> -1, epoch |-> -1, maxOffset |-> -1,
-     priority |-> -1, brokerIds |-> {}, cleanLiving |-> FALSE]
+     priority |-> -1, brokerIds |-> {}, cleanLiving |-> FALSE, peer |-> "", request |-> ""]
 
 \* @type: (Str, Str) => $action;
 PAct(tag, p) == [Act(tag) EXCEPT !.process = p]

@@ -14,10 +14,11 @@ A tool's verdict needs its exit code and the output that goes with it (tla/run.p
 reports must also be imported. Otherwise the run has verdict ``error`` (the tool failed: no verdict), which
 fails the command (exit 1) like a wrong verdict; it never holds.
 
-Expected verdicts: the negative controls (controls.py) must give a violation, every other configuration must hold. An
-imported counterexample must replay on both engines to the violation the tool reported, at the state
-where it reported it (``#meta.expect``); a simulation trace (no violation) must replay with every
-invariant holding.
+Expected verdicts: the negative controls (controls.py) and the violated liveness configurations (LIVENESS_VIOLATED) must
+give a violation, every other configuration must hold. An imported counterexample must replay on both engines to the
+violation the tool reported, at the state where it reported it (``#meta.expect``); a TLC liveness counterexample is a
+lasso (``loop``, ``#meta.expect.liveness``) naming the property whose ``ok`` fails throughout its loop, which must be
+the one LIVENESS_VIOLATED expects; a simulation trace (no violation) must replay with every invariant holding.
 """
 
 from __future__ import annotations
@@ -32,18 +33,26 @@ from attrs import asdict, frozen
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
 from autoswitch.conformance.paths import file_under, folder_under
-from autoswitch.conformance.tla.import_ import TraceImportError, apalache_states, import_states, replay_both
+from autoswitch.conformance.tla.import_ import (
+    Imported,
+    TraceImportError,
+    apalache_states,
+    import_states,
+    liveness_broken,
+    replay_both,
+)
 from autoswitch.conformance.tla.run import (
     ERROR,
     OK,
     VIOLATION,
     find_apalache,
     find_tlc,
+    project_state,
     run_apalache,
     run_tlc,
     tlc_missing_reason,
 )
-from autoswitch.conformance.tla.tlc_output import TlcTraceError, parse_tlc_trace
+from autoswitch.conformance.tla.tlc_output import TlcTraceError, parse_tlc_lasso, parse_tlc_trace
 from autoswitch.conformance.trace.replay import Result
 
 SKIPPED = "skipped"
@@ -52,9 +61,16 @@ COUNTEREXAMPLE = "counterexample.itf.json"
 _TLC_VERSION = re.compile(r"TLC2 Version (\S+)")
 
 
+# The liveness configurations whose property fails (spec/README.md, "Liveness"): the controls, and the code's finding
+# that a broker restarted after the controller lost its metadata never registers again.
+LIVENESS_VIOLATED = {"MC_live_neg_retry": "EventuallyRegistered", "MC_live_neg_reelect": "EventuallyMaster",
+                     "MC_live_neg_reentry": "EventuallyInSync", "MC_live_meta": "EventuallyRegistered"}
+
+
 def expected_verdict(config: str) -> str:
-    """``violation`` for the negative controls (controls.py), ``ok`` for every other configuration."""
-    return OK if controls.expected_violation(config) is None else VIOLATION
+    """``violation`` for the negative controls (controls.py) and the violated liveness configurations
+    (LIVENESS_VIOLATED), ``ok`` for every other configuration."""
+    return OK if controls.expected_violation(config) is None and config not in LIVENESS_VIOLATED else VIOLATION
 
 
 @frozen
@@ -118,7 +134,8 @@ def _fresh_folder(out: Path, config: str) -> Path:
 
 
 def _check_trace(path: Path, expect: dict | None) -> TraceCheck:
-    text = None if expect is None else f"{expect['violation']} at state {expect['state']}"
+    text = (None if expect is None else f"liveness {expect['liveness']} (lasso)" if "liveness" in expect
+            else f"{expect['violation']} at state {expect['state']}")
     return TraceCheck(str(path), text, replay_both(path))
 
 
@@ -144,17 +161,36 @@ def check_with_tlc(config: str | Path, out: Path, *, workers: int = 1, timeout: 
         return ConfigCheck(**common, problem=f"{result.problem}: see {log}")
     if result.verdict != VIOLATION:
         return ConfigCheck(**common)
-    if result.violation_kind not in ("invariant", "action property"):
+    if result.violation_kind not in ("invariant", "action property", "temporal property"):
         return ConfigCheck(**common, problem=f"TLC reports a {result.violation_kind}: no trace to import")
     version = _TLC_VERSION.search(result.output)
+    tool = f"TLC {version.group(1) if version else '?'}, -workers {workers} -fp 1"
     try:
-        imported = import_states(parse_tlc_trace(result.output), cfg, violation=result.violated,
-                                 tool=f"TLC {version.group(1) if version else '?'}, -workers {workers} -fp 1")
+        if result.violation_kind == "temporal property":
+            imported = _import_lasso(result.output, cfg, tool)
+            common["violated"] = imported.meta["expect"]["liveness"]
+        else:
+            imported = import_states(parse_tlc_trace(result.output), cfg, violation=result.violated, tool=tool)
     except (TlcTraceError, TraceImportError) as e:
         return ConfigCheck(**{**common, "verdict": ERROR},
-                           problem=f"TLC reports {result.violated} violated but its trace cannot be read, no verdict: {log}: {e}")
+                           problem=f"TLC reports {result.violated or 'a temporal property'} violated but its trace cannot be read, "
+                                   f"no verdict: {log}: {e}")
+    if result.violation_kind == "temporal property" and common["violated"] != LIVENESS_VIOLATED.get(config, common["violated"]):
+        return ConfigCheck(**common, problem=f"TLC's lasso breaks {common['violated']}, expected {LIVENESS_VIOLATED[config]}")
     path = imported.write(file_under(folder, COUNTEREXAMPLE))
     return ConfigCheck(**common, traces=(_check_trace(path, imported.meta.get("expect")),))
+
+
+def _import_lasso(output: str, cfg: SpecConfig, tool: str) -> Imported:
+    """TLC's liveness counterexample as a lasso trace, naming the property (TLC 2.18 does not): the first
+    liveness property of the configuration whose ``ok`` fails throughout the loop (import_.liveness_broken)."""
+    spec_states, loop = parse_tlc_lasso(output)
+    projected = [project_state(s) for s in spec_states]
+    name = liveness_broken(projected, loop, cfg.liveness)
+    if name is None:
+        raise TraceImportError(f"no liveness property of {cfg.where} ({', '.join(cfg.liveness) or 'none'}) fails "
+                               f"throughout the loop from state {loop}")
+    return import_states(spec_states, cfg, tool=tool, violation=name, loop=loop)
 
 
 def check_with_apalache(config: str | Path, out: Path, *, mode: str = "check", length: int = 10, max_run: int = 10,

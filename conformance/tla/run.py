@@ -12,15 +12,17 @@ A verdict needs a tool's exit code AND the output that goes with it (no output, 
 is ``"error"`` (the tool failed: no verdict, which fails), with ``problem`` saying what was missing.
 - TLC ``ok``: exit 0, "Model checking completed. No error has been found.", the final state counts and the
   depth, no violation message. ``violation``: an exit code of a violation (10-14), TLC's message naming it,
-  the final state counts and depth (a truncated output has none), no "No error has been found" (the trace
-  itself is read by tlc_output.py; tla/check.py fails the run when it cannot be read).
+  the final state counts and depth (a truncated output has none; for "Temporal properties were violated", whose
+  run prints no depth, the lasso's end instead), no "No error has been found" (the trace itself is read by
+  tlc_output.py; tla/check.py fails the run when it cannot be read, and names the liveness property TLC 2.18 does not).
 - Apalache ``ok``: exit 0, "The outcome is: NoError", no ``violation*.itf.json`` in the run folder and, for
   ``simulate --save-runs``, at least one ``example*.itf.json``. ``violation``: exit 12, "The outcome is: Error",
   the ``state invariant K violated`` line naming an invariant of ``--inv`` and a ``violation*.itf.json``
   (tla/check.py fails the run when it cannot be imported).
 - ``project_state``: the spec pads ``action`` and ``outcome`` to one record type (Apalache needs that)
   and writes a checkCode as a record ``[addr, ts]``; this maps a spec state to the reference's
-  vocabulary (MODEL.md §7, reference/actions.py) so that a model-checker trace can be replayed.
+  vocabulary (MODEL.md §7, reference/actions.py) so that a model-checker trace can be replayed; it drops the
+  budget's count ``faults`` (not a trace variable) and reduces each record of ``late`` like ``action``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ _NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3}){0,6}|\d{1,20})"  # TLC prints counts with 
 _STATS = re.compile(_NUM + r" states generated, " + _NUM + r" distinct states found")
 _DEPTH = re.compile(r"The depth of the complete state graph search is (\d{1,9})\b")
 _TLC_DONE = "Model checking completed. No error has been found."
+_LASSO_END = re.compile(r"^(?:Back to state \d{1,9}\b|State \d{1,9}: Stuttering)", re.M)
 _VIOLATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Error: Invariant (\w+) is violated"), "invariant"),
     (re.compile(r"Error: Action property (\w+) is violated"), "action property"),
@@ -143,9 +146,12 @@ def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -
             violated, kind = (m.group(1) if m.groups() else None), what
             break
     done = _TLC_DONE in output
-    # the final counts and depth close every complete run, with or without a violation: no counts, a truncated output
+    # the final counts and depth close every complete run, with or without a violation: no counts, a truncated output.
+    # A liveness counterexample ends in its lasso's loop instead of the depth (TLC prints none then).
+    closing = (("the lasso's end ('Back to state N' or 'State N: Stuttering')", _LASSO_END.search(output))
+               if kind == "temporal property" else ("the depth", depth_match))
     missing = [what for what, there in ((repr(_TLC_DONE), done or exit_code != 0), ("the state counts", stats),
-                                        ("the depth", depth_match)) if not there]
+                                        closing) if not there]
     problem = ""
     if exit_code == 0:
         problem = (f"TLC exited 0 but reports a {kind}" if kind is not None
@@ -448,12 +454,17 @@ def _temp_files(value: Any) -> dict[Any, Any]:
     return {p: {"brokerId": t["brokerId"], "checkCode": check_code_str(t["checkCode"])} for p, t in value.items()}
 
 
+def _late(value: Any) -> dict[Any, Any]:
+    """``late``: each held request reduced to its controller-level tag's parameters (``<< >>``: none)."""
+    return {} if value == () else {p: project_action(a) for p, a in value.items()}
+
+
 def project_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """A spec state (decoded ITF values: dicts, frozensets, tuples) in the reference vocabulary:
     ``action``/``outcome`` unpadded, every checkCode record as its string. A value not of the spec's
     shape is a ValueError naming the variable."""
-    out: dict[str, Any] = dict(state)
-    projections = (("replicas", _replicas), ("tempFile", _temp_files), ("action", project_action),
+    out: dict[str, Any] = {k: v for k, v in state.items() if k != "faults"}  # the budget's count: not a trace variable
+    projections = (("replicas", _replicas), ("tempFile", _temp_files), ("late", _late), ("action", project_action),
                    ("outcome", lambda o: project_outcome(out["action"]["tag"], o)))
     for name, project in projections:
         if name not in out or (name == "outcome" and "action" not in out):

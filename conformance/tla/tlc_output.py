@@ -11,6 +11,9 @@ prints as a record ``[p1 |-> 0]``: both are dicts with string keys.
 
 This jar (TLC 2.18) has no ``-dumpTrace json``; the printed trace is TLC's only trace output here.
 
+A liveness counterexample is a lasso: the states, then ``Back to state N: <action>`` (the last state steps
+back to state N) or ``State K: Stuttering`` (the behaviour stays in state K-1): ``parse_tlc_lasso``.
+
 A trace that cannot be read is a :class:`TlcTraceError` naming the state and the variable. It is an
 ``InputError`` (a malformed file given to the reader is bad input, exit 2); ``autoswitch tla`` catches it on
 the output of its own TLC run and reports the run as failed (no verdict, exit 1): the user gave nothing wrong.
@@ -28,6 +31,7 @@ SEQUENCES = ("log", "epochFile")  # Str -> Seq(...)
 
 _TOKEN = re.compile(r'\s*(?:(<<|>>|\|->|:>|@@|[\[\]{}(),])|("(?:[^"\\]|\\.)*")|(-?\d+)|([A-Za-z_]\w*))')
 _STATE = re.compile(r"^State (\d{1,9}): (.*)$")
+_BACK = re.compile(r"^Back to state (\d{1,9})\b")
 _TRACE_START = ("Error: The behavior up to this point is:", "Error: The following behavior constitutes a counter-example:")
 
 
@@ -166,10 +170,12 @@ def _conjuncts(lines: list[str]) -> list[str]:
     return out
 
 
-def trace_blocks(output: str) -> list[tuple[int, str, list[str]]]:
+def trace_blocks(output: str, lasso: bool = False) -> tuple[list[tuple[int, str, list[str]]], int | None]:
     """``(number, label, lines)`` of each ``State N: <label>`` block of the first error trace in
-    ``output``. A block ends at a blank line; the trace ends at the first line after one that is not
-    another ``State`` header (TLC's statistics)."""
+    ``output``, and for a lasso (``lasso``) the number of the state it loops back to: ``Back to state N``
+    after the last block, or the last block's own number for ``State N: Stuttering`` (that block is not
+    returned: the behaviour stays in the state before it). A block ends at a blank line; the trace ends
+    at the first line after one that is not another ``State`` header (TLC's statistics)."""
     lines = output.splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() in _TRACE_START), None)
     if start is None:
@@ -177,8 +183,13 @@ def trace_blocks(output: str) -> list[tuple[int, str, list[str]]]:
     blocks: list[tuple[int, str, list[str]]] = []
     open_block = False
     for line in lines[start + 1:]:
-        if line.startswith("Back to state") or re.match(r"^State \d+: Stuttering", line):
+        back, stutter = _BACK.match(line), re.match(r"^State (\d+): Stuttering", line)
+        if (back or stutter) and not lasso:
             raise TlcTraceError(f"{line.strip()!r}: a liveness (lasso) trace; only finite safety traces are imported")
+        if back:
+            return blocks, int(back.group(1))
+        if stutter:
+            return blocks, len(blocks)
         m = _STATE.match(line)
         if m:
             blocks.append((int(m.group(1)), m.group(2), []))
@@ -189,15 +200,31 @@ def trace_blocks(output: str) -> list[tuple[int, str, list[str]]]:
             blocks[-1][2].append(line)
         else:
             break
-    return blocks
+    if lasso:
+        raise TlcTraceError("the liveness trace does not end in 'Back to state N' or 'State N: Stuttering'")
+    return blocks, None
 
 
 def parse_tlc_trace(output: str) -> list[dict[str, Any]]:
-    """The states of the error trace in TLC's output, variables typed (see ``typed``), in order.
+    """The states of the (finite, safety) error trace in TLC's output, variables typed (see ``typed``), in
+    order. Raises ``TlcTraceError`` naming the state number and variable of anything it cannot read."""
+    return _states(trace_blocks(output)[0])
 
-    Raises ``TlcTraceError`` naming the state number and variable of anything it cannot read."""
+
+def parse_tlc_lasso(output: str) -> tuple[list[dict[str, Any]], int]:
+    """The states of TLC's liveness counterexample and the index (from 0) of the state the behaviour
+    returns to after the last one: ``Back to state N`` (N counted from 1) or, for ``Stuttering``, the
+    last state itself (the behaviour stutters there for ever)."""
+    blocks, back = trace_blocks(output, lasso=True)
+    states = _states(blocks)
+    if back is None or not 1 <= back <= len(states):
+        raise TlcTraceError(f"the liveness trace loops back to state {back}, not one of its {len(states)} states")
+    return states, back - 1
+
+
+def _states(blocks: list[tuple[int, str, list[str]]]) -> list[dict[str, Any]]:
     states = []
-    for expected_number, (number, _label, lines) in enumerate(trace_blocks(output), 1):
+    for expected_number, (number, _label, lines) in enumerate(blocks, 1):
         if number != expected_number:
             raise TlcTraceError(f"state {number}: expected state {expected_number} (states out of order)")
         state: dict[str, Any] = {}

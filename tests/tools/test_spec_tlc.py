@@ -17,8 +17,11 @@ import pytest
 from autoswitch.conformance.check.checker import Checker, initial_states
 from autoswitch.conformance.check.specconfig import SpecConfig, load_spec_config
 from autoswitch.conformance.controls import TLC, in_default
-from autoswitch.conformance.tla.run import OK, VIOLATION, find_tlc, run_tlc, tlc_missing_reason
+from autoswitch.conformance.tla.import_ import import_states, liveness_broken
+from autoswitch.conformance.tla.run import OK, VIOLATION, find_tlc, project_state, run_tlc, tlc_missing_reason
+from autoswitch.conformance.tla.tlc_output import parse_tlc_lasso
 from autoswitch.reference import System
+from autoswitch.reference.invariants import SYSTEM_VARS
 
 SPEC = Path(__file__).resolve().parents[2] / "spec"
 
@@ -203,3 +206,31 @@ def test_spec_and_reference_reach_the_same_states_and_outcomes(tmp_path: Path) -
     result = run_tlc(tmp_path / "MC_tiny.tla", tmp_path / "MC_tiny.cfg", workers=2, timeout=300)
     assert result.verdict == OK, result.output[-3000:]
     assert (result.distinct_states, result.depth) == _reference_pairs(load_spec_config(tmp_path / "MC_tiny.cfg"))
+
+
+# --- liveness (spec/Liveness.tla, spec/MC_live.tla): a configuration that holds and a control that must fail.
+# Figures in spec/README.md ("Liveness", "Measured results").
+
+
+@needs_tlc
+def test_liveness_config_holds() -> None:
+    result = run_tlc(SPEC / "MC_live.tla", SPEC / "MC_live_reg.cfg", workers=2, timeout=900)
+    assert result.verdict == OK, result.output[-3000:]
+    assert load_spec_config(SPEC / "MC_live_reg.cfg").liveness == ("EventuallyRegistered", "EventuallyMaster")
+
+
+@needs_tlc
+def test_liveness_control_gives_a_lasso() -> None:
+    cfg = load_spec_config(SPEC / "MC_live_neg_retry.cfg")
+    result = run_tlc(SPEC / "MC_live.tla", cfg.source, workers=2, timeout=900)
+    assert (result.verdict, result.violation_kind) == (VIOLATION, "temporal property"), result.output[-3000:]
+    spec_states, loop = parse_tlc_lasso(result.output)
+    projected = [project_state(s) for s in spec_states]
+    assert liveness_broken(projected, loop, cfg.liveness) == "EventuallyRegistered"
+    imported = import_states(spec_states, cfg, tool="TLC", violation="EventuallyRegistered", loop=loop)
+    assert imported.meta["expect"] == {"liveness": "EventuallyRegistered"}
+    last, back = imported.states[-1], imported.states[imported.loop]
+    assert all(last[name] == back[name] for name in SYSTEM_VARS)
+    assert all("faults" not in s for s in imported.states)
+    # the process that never registers: APPLY_FAILED throughout the loop (RegisterRetry = FALSE)
+    assert any(all(s["regState"][p] == "APPLY_FAILED" for s in imported.states[imported.loop:]) for p in cfg.processes)
