@@ -79,7 +79,7 @@ def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callabl
     if result.violation is None:
         return verdict
     path = file_under(out, f"{spec.name}.itf.json")
-    write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states))
+    write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states), result.violation.loop)
     replays = tuple(replay_file(str(path), engine) for engine in KINDS) if replay else ()
     return attrs.evolve(verdict, trace=path, replays=replays)
 
