@@ -174,6 +174,7 @@ class CheckResult:
     seconds: float
     symmetry: bool
     violation: Violation | None
+    liveness: tuple[str, ...] = ()  # the liveness properties checked (none refuted when violation is None)
 
 
 class Checker:
@@ -262,7 +263,7 @@ class Checker:
         def found(name: str, kind: str, chain: list[int]) -> CheckResult:
             violation = self._violation(name, kind, chain, starts)
             return CheckResult(self.spec.name, len(parent), generated, len(chain), time.monotonic() - started,
-                               bool(self.renamings), violation)
+                               bool(self.renamings), violation, self.spec.liveness)
 
         for start in initial_states(self.spec, self.opts):
             fp = self.fingerprint(start.state)
@@ -326,7 +327,8 @@ class Checker:
             if (cycle := graph.find(k)) is not None:
                 violation = self._lasso(goal.prop.name, goal.process, self._chain(cycle[0], parent), cycle[1], starts)
                 break
-        return CheckResult(self.spec.name, len(parent), generated, depth, time.monotonic() - started, bool(self.renamings), violation)
+        return CheckResult(self.spec.name, len(parent), generated, depth, time.monotonic() - started, bool(self.renamings), violation,
+                           self.spec.liveness)
 
     @staticmethod
     def _chain(fp: int, parent: Mapping[int, int | None]) -> list[int]:

@@ -369,7 +369,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return replay_truncation_step(trace, engine_name)
     config, expected = validate_walk(trace)
     lasso = expected if isinstance(expected, Lasso) else None
-    expected_violation = None if lasso is not None else expected
+    expected_violation = None if isinstance(expected, Lasso) else expected
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
