@@ -15,6 +15,11 @@ within a spec configuration's bounds (conformance/check/specconfig.py), the way 
   parent's, as TLC stores them; a shortest trace is rebuilt from that chain by re-running actions.
 - Symmetry (optional): processes whose address sets can be renamed onto each other are interchangeable;
   a state is fingerprinted by the smallest fingerprint of its renamings.
+- The fault budget (``Faults``, ``MaxFaults``, ``BoundAllFaults``; reference/liveness.py): ``System.faults`` counts the
+  charged faults taken; it is part of the fingerprint, as of the spec's VIEW, and of no trace.
+- Liveness (``SPECIFICATION LiveSpec...`` with liveness properties): the search also records the reachable graph and,
+  once every state passed the safety checks, looks for a fair cycle refuting each property: liveness.py, which also
+  describes the lasso trace written for it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ reachable graph, as TLC finds them (strongly connected components, fairness as a
   past the constraint (TLC evaluates ``ENABLED <<A>>_vars`` on the spec, not on the constrained graph). An edge
   *takes* the instance of its record when that record's guard holds in its source.
 - A step to the same state is a stuttering step: it takes nothing, and every state may stutter for ever, as in
-  TLA+ (``[][Next]_vars``). TLC adds the same implicit self-loop to every state of its behaviour graph.
+  TLA+ (``[][Next]_vars``). TLC adds the same implicit self-loop to every state of its behaviour graph. (The spec's
+  ``vars`` also hold ``action`` and ``outcome``, so TLC sees such a step as one of its action, a self-loop of the
+  VIEW's graph that takes the instance; the condition below is the same either way: an instance whose only step
+  in a state is a self-loop is, for TLC, taken inside the component, here disabled in one of its states.)
 - ``[]<>ok`` is violated by a fair behaviour that ends in a cycle of states where ``ok`` is false: for each property
   (per process where ``per_process``) the states where ``ok`` is false are cut into strongly connected components
   (:func:`components`, Tarjan's algorithm without recursion), and a component holds a fair cycle iff every instance

@@ -15,8 +15,11 @@ from click.testing import CliRunner
 from autoswitch.conformance.check.checker import Checker, CheckResult, violation_trace_meta
 from autoswitch.conformance.check.liveness import Graph, components, fair, fair_cycle, goals
 from autoswitch.conformance.check.specconfig import load_spec_config
+from autoswitch.conformance.check.verdict import TLC_TEMPORAL, CheckVerdict, expected
 from autoswitch.conformance.cli import main
 from autoswitch.conformance.engines import trace_states
+from autoswitch.conformance.tla.check import ConfigCheck
+from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import MALFORMED, MISSING_VIOLATION, PASS, replay_file
 from autoswitch.reference.liveness import LIVENESS_BY_NAME
@@ -281,3 +284,15 @@ def test_cli_check_expects_a_liveness_violation_of_the_live_controls(folder: Pat
     assert replay_file(str(out / "MC_live_neg_reentry_t.itf.json"), "impl").status == PASS
     result = CliRunner().invoke(main, ["check", str(fixed), "--out", str(out)])
     assert result.exit_code == 1 and "EventuallyInSync holds" in result.output, result.output
+
+
+def test_tlc_liveness_verdict_is_compared(folder: Path) -> None:
+    """--tlc: TLC's temporal violation (it names no property) must meet the checker's lasso, and TLC's "ok" its holding."""
+    neg, held = run(folder, reentry_fix=False), run(folder, reentry_fix=True)
+    temporal = ConfigCheck("MC_live_neg_t", "tlc", VIOLATION, VIOLATION, problem=f"{TLC_TEMPORAL}: no trace to import")
+    fine = ConfigCheck("MC_live_t", "tlc", OK, OK, distinct_states=held.distinct, depth=held.depth)
+    source = folder / "MC_live_t.cfg"
+    assert CheckVerdict("MC_live_neg_t", expected("MC_live_neg_t"), neg, source, tlc=temporal).ok
+    assert not CheckVerdict("MC_live_neg_t", expected("MC_live_neg_t"), neg, source, tlc=evolve(fine, config="MC_live_neg_t")).ok
+    assert CheckVerdict("MC_live_t", expected("MC_live_t"), held, source, tlc=fine).ok
+    assert not CheckVerdict("MC_live_t", expected("MC_live_t"), held, source, tlc=evolve(temporal, config="MC_live_t")).ok
