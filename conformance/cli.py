@@ -314,9 +314,11 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     Breadth-first search of every state reachable within the configuration's bounds: its invariants on
     every state, its action properties on every transition. A violation gives a shortest counterexample,
     written as an ITF trace and replayed on both models. The negative controls (controls.py) must produce a
-    counterexample of their invariant. Exits 1 if a verdict differs from what its configuration expects
-    or a counterexample does not replay to the same violation, or (--tlc) TLC counts other states for a
-    configuration where both explore every state; 2 if a configuration cannot be read (the others still run).
+    counterexample of their invariant. With liveness properties (SPECIFICATION LiveSpec...), a fair cycle
+    refuting one is written as a lasso (ITF with a loop index) and replayed; MC_live_neg_* must give one.
+    Exits 1 if a verdict differs from what its configuration expects or a counterexample does not replay
+    to the same violation, or (--tlc) TLC counts other states for a configuration where both explore every
+    state or gives another liveness verdict; 2 if a configuration cannot be read (the others still run).
     Default: the small configurations of controls.py."""
     from autoswitch.conformance.controls import SMALL_CONFIGS
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
@@ -362,11 +364,13 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         # a terminal shows a live status line; a log (CI) gets a progress line every 30 s
         show = (lambda text: status.update(escape(text))) if console.is_terminal else console.print
         verdict = check_config(checker, out, replay_traces, lambda p: show(
-            f"{name}: depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, queue {p.queue:,}, "
-            f"{p.distinct / p.seconds:,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
+            f"{name}: {p.phase + ', ' if p.phase else ''}depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, "
+            f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
     result, v = verdict.result, verdict.result.violation
     if v is not None:
-        console.print(f"{name}: {v.kind} {v.name} violated; counterexample of {len(v.states) - 1} steps written to "
+        what = (f"a lasso of {len(v.states) - 1} steps (loop from state {v.loop})" if v.kind == "liveness"
+                else f"counterexample of {len(v.states) - 1} steps")
+        console.print(f"{name}: {v.kind} {v.name}{' of ' + v.process if v.process else ''} violated; {what} written to "
                       f"{verdict.trace}\n    read it:   autoswitch explain {verdict.trace}\n"
                       f"    replay it: autoswitch replay {verdict.trace}")
         for r in verdict.replays:
@@ -376,8 +380,10 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         with console.status(escape(f"{name}: TLC")):
             verdict = compare_with_tlc(verdict, out)
         tlc = verdict.tlc
-        side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}",
-                ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})")
+        same = ("yes" if verdict.same_as_tlc else "NO") if verdict.exhaustive else f"n/a (TLC: {tlc.verdict})"
+        if verdict.liveness_compared:
+            same += "; liveness verdict " + ("agrees" if verdict.same_liveness_as_tlc else "DIFFERS")
+        side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}", same)
     rate = result.distinct / max(result.seconds, 1e-9)
     return verdict.ok, (name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}",
                         str(result.depth), f"{result.seconds:.1f}", f"{rate:,.0f}", *side,

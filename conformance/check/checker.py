@@ -15,6 +15,11 @@ within a spec configuration's bounds (conformance/check/specconfig.py), the way 
   parent's, as TLC stores them; a shortest trace is rebuilt from that chain by re-running actions.
 - Symmetry (optional): processes whose address sets can be renamed onto each other are interchangeable;
   a state is fingerprinted by the smallest fingerprint of its renamings.
+- The fault budget (``Faults``, ``MaxFaults``, ``BoundAllFaults``; reference/liveness.py): ``System.faults`` counts the
+  charged faults taken; it is part of the fingerprint, as of the spec's VIEW, and of no trace.
+- Liveness (``SPECIFICATION LiveSpec...`` with liveness properties): the search also records the reachable graph and,
+  once every state passed the safety checks, looks for a fair cycle refuting each property: liveness.py, which also
+  describes the lasso trace written for it.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
-from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError
+from autoswitch.conformance.check.liveness import Graph, counts, fair_row, goals
+from autoswitch.conformance.check.specconfig import SWITCHES, SpecConfig, SpecConfigError
 from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
+from autoswitch.reference.liveness import charged, fault_kind
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
 
@@ -109,8 +116,12 @@ class Renaming:
         c = s.controller
         replicas = frozendict({b: Replica(self.addrs.get(r.addr, r.addr), self._code(r.check_code)) for b, r in c.replicas.items()})
         procs = {self.procs[p]: self._process(x) for p, x in s.procs.items()}
+        late = {self.procs[p]: frozendict({**r, "addr": self.addrs.get(r["addr"], r["addr"])}) if "addr" in r else r
+                for p, r in s.late.items()}
         return evolve(s, controller=evolve(c, replicas=replicas), procs=frozendict(sorted(procs.items())),
-                      master_history=frozenset((e, self.procs[p]) for e, p in s.master_history))
+                      master_history=frozenset((e, self.procs[p]) for e, p in s.master_history),
+                      partitions=frozenset(frozenset(self.procs[p] for p in link) for link in s.partitions),
+                      late=frozendict(sorted(late.items())))
 
 
 def symmetries(spec: SpecConfig, opts: Options) -> tuple[list[Renaming], str]:
@@ -142,15 +153,18 @@ class Progress:
     generated: int
     queue: int
     seconds: float
+    phase: str = ""  # "" during the search; the liveness goal being looked at after it
 
 
 @frozen
 class Violation:
     name: str
-    kind: str  # "invariant" or "action property"
+    kind: str  # "invariant", "action property" or "liveness"
     depth: int
     states: tuple[dict[str, Any], ...]  # the trace: each state's action, outcome and variables
     addrs: Mapping[str, str]
+    loop: int | None = None  # liveness: the lasso's loop index (liveness.py)
+    process: str | None = None  # liveness: the process of a per-process property
 
 
 @frozen
@@ -165,11 +179,17 @@ class CheckResult:
     seconds: float
     symmetry: bool
     violation: Violation | None
+    liveness: tuple[str, ...] = ()  # the liveness properties checked (none refuted when violation is None)
 
 
 class Checker:
     """Breadth-first search of one configuration. ``symmetry`` asks for symmetry reduction (taken only
-    when the configuration is symmetric: ``symmetry_note`` says why not otherwise)."""
+    when the configuration is symmetric: ``symmetry_note`` says why not otherwise; never with liveness).
+
+    The fault budget (reference/liveness.py, spec ``Fault(kind, A)``): a charged fault is disabled once
+    ``faults = MaxFaults`` and its successor counts one more; skipped when the configuration has no Faults and
+    BoundAllFaults is FALSE. With liveness properties (SPECIFICATION LiveSpec...), the search also records the
+    reachable graph and, once every state is checked, looks for a fair cycle refuting each (liveness.py)."""
 
     def __init__(self, spec: SpecConfig, symmetry: bool = False, invariants: Sequence[str] | None = None,
                  properties: Sequence[str] | None = None):
@@ -189,7 +209,12 @@ class Checker:
                                   f"(invariants: {', '.join(names)}; action properties: {', '.join(props)})")
         self.invariants = [names[n] for n in wanted_inv]
         self.properties = [props[n] for n in wanted_prop]
-        self.renamings, self.symmetry_note = symmetries(spec, self.opts) if symmetry else ([], "not asked for")
+        self.budget = bool(spec.faults) or spec.bound_all_faults
+        self.goals = goals(spec.liveness, spec.processes)
+        self.index = {id(a): i for i, a in enumerate(self.actions.all)}
+        self.fair_rows = [fair_row(a) for a in self.actions.all]
+        self.renamings, self.symmetry_note = (([], "liveness properties are checked without it") if symmetry and self.goals
+                                              else symmetries(spec, self.opts) if symmetry else ([], "not asked for"))
 
     def in_model(self, s: System) -> bool:
         """StateConstraint (AutoSwitch.tla)."""
@@ -204,11 +229,19 @@ class Checker:
     def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
         """(action, successor, outcome, whether the successor satisfies the state constraint) for each
         action of Next enabled in ``s``."""
+        v = LazyVariables(s) if self.budget else None
         for action in self.actions(s):
+            cost = 0
+            if v is not None and charged(fault_kind(v, action), self.spec.bound_all_faults):
+                if s.faults >= self.spec.max_faults:
+                    continue
+                cost = 1
             try:
                 w, outcome = step(s, action, self.opts)
             except NotEnabled:
                 continue
+            if v is not None and w.faults != s.faults + cost:
+                w = evolve(w, faults=s.faults + cost)
             yield action, w, outcome, self.in_model(w)
 
     def successors(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any]]]:
@@ -230,11 +263,12 @@ class Checker:
         starts: dict[int, Start] = {}
         frontier: list[tuple[System, int]] = []
         generated, depth = 0, 1
+        graph = Graph(self.goals) if self.goals else None
 
         def found(name: str, kind: str, chain: list[int]) -> CheckResult:
             violation = self._violation(name, kind, chain, starts)
             return CheckResult(self.spec.name, len(parent), generated, len(chain), time.monotonic() - started,
-                               bool(self.renamings), violation)
+                               bool(self.renamings), violation, self.spec.liveness)
 
         for start in initial_states(self.spec, self.opts):
             fp = self.fingerprint(start.state)
@@ -244,11 +278,22 @@ class Checker:
             frontier.append((start.state, fp))
             if (name := self.broken_invariant(variables(start.state))) is not None:
                 return found(name, "invariant", [fp])
+            if graph is not None:
+                graph.add_state(fp, LazyVariables(start.state))
         while frontier:
             level: list[tuple[System, int]] = []
             for s, fp in frontier:
                 v = LazyVariables(s)  # the action properties read a few variables of s, for every transition
-                for _, w, _, inside in self.steps(s):
+                edges: list[tuple[int, int, bool]] = []
+                enabled: list[int] = []
+                for action, w, _, inside in self.steps(s):
+                    if graph is not None:
+                        i = self.index[id(action)]
+                        takes = counts(self.fair_rows[i], v, action)
+                        if takes and w != s:
+                            enabled.append(i)
+                        if inside and (wfp := self.fingerprint(w)) != fp:
+                            edges.append((i, wfp, takes))
                     if not inside:
                         # TLC neither counts nor explores a successor past the state constraint, but it
                         # evaluates the invariants on it (Worker.doNext): so does the checker
@@ -268,13 +313,27 @@ class Checker:
                     parent[wfp] = fp
                     if (name := self.broken_invariant(variables(w))) is not None:
                         return found(name, "invariant", self._chain(wfp, parent))
+                    if graph is not None:
+                        graph.add_state(wfp, LazyVariables(w))
                     level.append((w, wfp))
+                if graph is not None:
+                    graph.add_steps(fp, edges, enabled)
                 if on_progress and time.monotonic() - last >= every:
                     last = time.monotonic()
                     on_progress(Progress(depth, len(parent), generated, len(level), last - started))
             frontier = level
             depth += bool(level)
-        return CheckResult(self.spec.name, len(parent), generated, depth, time.monotonic() - started, bool(self.renamings), None)
+        violation = None
+        for k, goal in enumerate(self.goals):
+            assert graph is not None
+            if on_progress:
+                on_progress(Progress(depth, len(parent), generated, 0, time.monotonic() - started,
+                                     f"liveness {goal.prop.name}" + (f" of {goal.process}" if goal.process else "")))
+            if (cycle := graph.find(k)) is not None:
+                violation = self._lasso(goal.prop.name, goal.process, self._chain(cycle[0], parent), cycle[1], starts)
+                break
+        return CheckResult(self.spec.name, len(parent), generated, depth, time.monotonic() - started, bool(self.renamings), violation,
+                           self.spec.liveness)
 
     @staticmethod
     def _chain(fp: int, parent: Mapping[int, int | None]) -> list[int]:
@@ -283,10 +342,11 @@ class Checker:
             chain.append(up)
         return chain[::-1]
 
-    def _violation(self, name: str, kind: str, chain: list[int], starts: Mapping[int, Start]) -> Violation:
+    def _run_chain(self, kind: str, name: str, chain: list[int], starts: Mapping[int, Start]) -> tuple[list[dict[str, Any]], System]:
         """Rebuild a trace along ``chain`` (fingerprints from an initial state): at each step the first
         action whose successor has the next fingerprint (for an action property, the last step is one
-        that breaks it). Renamings make the states of the trace a real run, not a mix of representatives."""
+        that breaks it). Renamings make the states of the trace a real run, not a mix of representatives.
+        Returns the trace's states and the last state reached."""
         start = starts[chain[0]]
         s = start.state
         states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(initial_system(dict(start.addrs)))}]
@@ -303,12 +363,41 @@ class Checker:
                 break
             else:
                 raise AssertionError(f"no step of {self.spec.name} reaches the next state of the counterexample at depth {i}")
-        return Violation(name, kind, len(chain), tuple(states), dict(start.addrs))
+        return states, s
+
+    def _violation(self, name: str, kind: str, chain: list[int], starts: Mapping[int, Start]) -> Violation:
+        states, _ = self._run_chain(kind, name, chain, starts)
+        return Violation(name, kind, len(chain), tuple(states), dict(starts[chain[0]].addrs))
+
+    def _lasso(self, name: str, process: str | None, chain: list[int], cycle: list[tuple[int, int]],
+               starts: Mapping[int, Start]) -> Violation:
+        """The lasso of a liveness violation: the shortest path ``chain`` to the cycle's first state, then the
+        ``cycle``'s steps (action index, successor's fingerprint) back to it; the loop index is that first state's."""
+        states, s = self._run_chain("liveness", name, chain, starts)
+        loop = len(states) - 1
+        for i, target in cycle:
+            action = self.actions.all[i]
+            action, w, outcome = next((a, w, o) for a, w, o, _ in self.steps(s) if a is action and self.fingerprint(w) == target)
+            s = w
+            states.append({"action": dict(action), "outcome": dict(outcome), **variables(w)})
+        return Violation(name, "liveness", len(chain) + len(cycle), tuple(states), dict(starts[chain[0]].addrs), loop, process)
 
 
 def violation_trace_meta(spec: SpecConfig, violation: Violation) -> dict[str, Any]:
     """The ``#meta`` of a counterexample trace: the configuration, and the violation ``autoswitch replay``
-    must reproduce (the first state where the model breaks it)."""
-    return {"generator": f"autoswitch check {spec.name}", "source": f"spec/{spec.name}.cfg",
-            "description": f"shortest counterexample found by the explicit-state checker: {violation.kind} {violation.name}",
-            **spec.meta(violation.addrs), "expect": {"violation": violation.name, "state": len(violation.states) - 1}}
+    must reproduce (the first state where the model breaks it; for liveness, the lasso and the domains of
+    Next its fairness is judged on: liveness.py)."""
+    v = violation
+    if v.kind != "liveness":
+        what, expect = f"shortest counterexample found by the explicit-state checker: {v.kind} {v.name}", \
+            {"violation": v.name, "state": len(v.states) - 1}
+    else:
+        of = f" of {v.process}" if v.process else ""
+        what = f"lasso found by the explicit-state checker: liveness {v.name}{of} violated by a fair cycle from state {v.loop}"
+        expect = {"liveness": v.name, **({} if v.process is None else {"process": v.process}), "loop": v.loop}
+    meta = {"generator": f"autoswitch check {spec.name}", "source": f"spec/{spec.name}.cfg", "description": what,
+            **spec.meta(v.addrs), "expect": expect}
+    if v.kind == "liveness":
+        meta["next"] = {"brokerIds": list(spec.broker_ids), "switches": [n for n in SWITCHES if spec.switch(n)],
+                        "faults": sorted(spec.faults)}
+    return meta

@@ -1,6 +1,7 @@
 """The verdict of ``autoswitch check`` on one spec configuration: the explicit-state checker's result,
-what the configuration expects (controls.py), the counterexample written as a trace and replayed on
-both engines, and (optionally) TLC's counts beside the checker's."""
+what the configuration expects (controls.py; a liveness violation for ``MC_live_neg_*`` and the findings of
+:data:`LIVENESS_FINDINGS`), the counterexample written as a trace (a lasso for liveness) and replayed on
+both engines, and (optionally) TLC's counts and liveness verdict beside the checker's."""
 
 from __future__ import annotations
 
@@ -16,9 +17,23 @@ from autoswitch.conformance.check.specconfig import load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.paths import file_under
 from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
-from autoswitch.conformance.tla.run import VIOLATION
+from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import Result, replay_file
+
+LIVENESS_VIOLATION = "liveness violation"
+LIVENESS_CONTROLS = "MC_live_neg_"  # the liveness negative controls: any liveness property may be the one violated
+# configurations where the code itself violates a liveness property (MODEL.md §9: a finding, not a control)
+LIVENESS_FINDINGS = {"MC_live_meta": "EventuallyRegistered"}
+# how check_with_tlc (tla/check.py) reports TLC's temporal violation (it imports no trace of it)
+TLC_TEMPORAL = "TLC reports a temporal property"
+
+
+def expected(config: str) -> str:
+    """``liveness violation`` for the liveness controls and findings, else ``violation`` or ``ok`` (expected_verdict)."""
+    if config.startswith(LIVENESS_CONTROLS) or config in LIVENESS_FINDINGS:
+        return LIVENESS_VIOLATION
+    return expected_verdict(config)
 
 
 @frozen
@@ -28,7 +43,7 @@ class CheckVerdict:
     states where both explored every state."""
 
     config: str
-    expects: str  # "ok" | "violation"
+    expects: str  # "ok" | "violation" | "liveness violation"
     result: CheckResult
     source: Path  # the .cfg file checked (TLC checks the same file)
     trace: Path | None = None  # the counterexample, written as an ITF trace
@@ -38,13 +53,21 @@ class CheckVerdict:
     @property
     def verdict(self) -> str:
         v = self.result.violation
-        return "ok" if v is None else f"{v.name}, {len(v.states) - 1} steps"
+        if v is None:
+            live = self.result.liveness
+            return "ok" + (f"; {', '.join(live)} {'hold' if len(live) > 1 else 'holds'}" if live else "")
+        if v.kind == "liveness":
+            of = f" of {v.process}" if v.process else ""
+            return f"{v.name}{of} violated, lasso of {len(v.states) - 1} steps (loop from {v.loop})"
+        return f"{v.name}, {len(v.states) - 1} steps"
 
     @property
     def as_expected(self) -> bool:
         v = self.result.violation
         if v is None:
-            return self.expects != VIOLATION
+            return self.expects == OK
+        if v.kind == "liveness":
+            return self.expects == LIVENESS_VIOLATION and LIVENESS_FINDINGS.get(self.config, v.name) == v.name
         wanted = controls.expected_violation(self.config)
         return self.expects == VIOLATION and wanted in ("*", v.name)
 
@@ -59,8 +82,22 @@ class CheckVerdict:
         return (self.tlc.distinct_states, self.tlc.depth) == (self.result.distinct, self.result.depth)
 
     @property
+    def liveness_compared(self) -> bool:
+        """TLC gave a verdict on a configuration with liveness properties."""
+        return self.tlc is not None and bool(self.result.liveness) and self.tlc.verdict in (OK, VIOLATION)
+
+    @property
+    def same_liveness_as_tlc(self) -> bool:
+        """Both find a liveness violation, or neither (TLC names no temporal property: the verdict alone is compared)."""
+        assert self.tlc is not None
+        v = self.result.violation
+        tlc_temporal = self.tlc.verdict == VIOLATION and self.tlc.problem.startswith(TLC_TEMPORAL)
+        return (v is not None and v.kind == "liveness") == tlc_temporal
+
+    @property
     def ok(self) -> bool:
-        return self.as_expected and all(r.ok for r in self.replays) and not (self.exhaustive and not self.same_as_tlc)
+        return (self.as_expected and all(r.ok for r in self.replays) and not (self.exhaustive and not self.same_as_tlc)
+                and not (self.liveness_compared and not self.same_liveness_as_tlc))
 
 
 def load_checker(name: str, symmetry: bool) -> Checker:
@@ -75,11 +112,11 @@ def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callabl
     (``replay``) replayed on every engine."""
     spec = checker.spec
     result = checker.run(on_progress, every=every)
-    verdict = CheckVerdict(spec.name, expected_verdict(spec.name), result, spec.source)
+    verdict = CheckVerdict(spec.name, expected(spec.name), result, spec.source)
     if result.violation is None:
         return verdict
     path = file_under(out, f"{spec.name}.itf.json")
-    write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states))
+    write_trace(path, violation_trace_meta(spec, result.violation), list(result.violation.states), result.violation.loop)
     replays = tuple(replay_file(str(path), engine) for engine in KINDS) if replay else ()
     return attrs.evolve(verdict, trace=path, replays=replays)
 

@@ -4,6 +4,11 @@ Values inside the project are plain Python: ints, strs, bools, frozensets, tuple
 dict is either a function (``#map``) or a record (a JSON object). The rule, the same for every trace:
 a *variable's* top-level dict is a function, and so is any dict with a non-string key; other dicts
 nested in a value, and the ``action`` and ``outcome`` records, are records. Sets are written sorted, so a trace's bytes depend only on its content.
+
+A lasso (a liveness counterexample, conformance/check/liveness.py) has ADR-015's top-level ``"loop": i``, an index of
+``states``: the last state equals ``states[i]`` and the behaviour repeats ``states[i+1..]`` for ever (``i`` the last
+index: it stutters there). ``load_trace`` reads it as ``Trace.loop`` (an int in range, never a bool); replay.py checks
+the rest (only with ``#meta.expect.liveness``, the last state equal to ``states[i]``).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class Trace:
     meta: dict[str, Any]
     vars: tuple[str, ...]
     states: tuple[dict[str, Any], ...]
+    loop: int | None = None  # a lasso's loop index (ADR-015's "loop")
 
 
 def plain(value: Any) -> Any:
@@ -101,8 +107,9 @@ def encode_state(values: Mapping[str, Any], index: int) -> dict[str, Any]:
     return state
 
 
-def dumps_trace(meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> str:
-    """The ITF document of ``states`` (each a dict of variable values) as stable JSON, one state a line."""
+def dumps_trace(meta: Mapping[str, Any], states: list[Mapping[str, Any]], loop: int | None = None) -> str:
+    """The ITF document of ``states`` (each a dict of variable values) as stable JSON, one state a line; ``loop``:
+    a lasso's loop index."""
     names: list[str] = []
     for s in states:
         names.extend(n for n in s if n not in names)
@@ -110,15 +117,16 @@ def dumps_trace(meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> str
         "#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html", **meta},
         "params": [],
         "vars": names,
+        **({} if loop is None else {"loop": loop}),
     }
     head = json.dumps(header, indent=1)[:-2]  # without the closing brace: the states follow, one per line
     lines = [json.dumps(encode_state(s, i), separators=(",", ":")) for i, s in enumerate(states)]
     return head + ',\n "states": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
 
 
-def write_trace(path: str | Path, meta: Mapping[str, Any], states: list[Mapping[str, Any]]) -> None:
+def write_trace(path: str | Path, meta: Mapping[str, Any], states: list[Mapping[str, Any]], loop: int | None = None) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(dumps_trace(meta, states))
+    Path(path).write_text(dumps_trace(meta, states, loop))
 
 
 TOP_KEYS = ("#meta", "params", "vars", "states", "loop")  # ADR-015's fields of a trace
@@ -152,9 +160,8 @@ def load_trace(path: str | Path) -> Trace:
     meta = doc.get("#meta", {})
     if not isinstance(meta, dict) or any(k.startswith("#") for k in meta):
         raise TraceError(name, None, "#meta", "must be a plain object (no ITF value: no key starts with '#')")
-    if not isinstance(doc.get("params", []), list) or not isinstance(doc.get("loop", 0), int):
-        raise TraceError(name, None, "params" if not isinstance(doc.get("params", []), list) else "loop",
-                         "'params' is a list and 'loop' an index")
+    if not isinstance(doc.get("params", []), list):
+        raise TraceError(name, None, "params", "'params' is a list")
     declared = doc.get("vars")
     if not isinstance(declared, list) or not all(isinstance(v, str) for v in declared) or len(set(declared)) != len(declared):
         raise TraceError(name, None, "vars", "must be a list of distinct variable names")
@@ -188,4 +195,7 @@ def load_trace(path: str | Path) -> Trace:
                 except (TypeError, ValueError) as e:  # a gap in validate.py: still bad input, named
                     raise TraceError(name, i, field, f"malformed ITF value: {e}") from None
         states.append(values)
-    return Trace(name, dict(meta), tuple(declared), tuple(states))
+    loop = doc.get("loop")
+    if loop is not None and (type(loop) is not int or not 0 <= loop < len(states)):
+        raise TraceError(name, None, "loop", f"an index of the trace's states, 0..{len(states) - 1}; got {repr(loop)[:40]}")
+    return Trace(name, dict(meta), tuple(declared), tuple(states), loop)

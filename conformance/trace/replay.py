@@ -6,6 +6,11 @@ state is one the properties forbid). A trace may expect a violation in ``#meta.e
 A state whose outcome is exactly ``{"code": "DISABLED"}`` says the model must not allow its action: it
 passes only if the engine raises NotEnabled, and its variables are then those of the state before.
 
+A lasso (a liveness counterexample: ITF's top-level ``loop``, conformance/check/liveness.py) expects
+``{"liveness": NAME, "process": P, "loop": i}`` (``process`` for a per-process property only) and gives the domains of
+Next in ``#meta.next``: its steps replay as a walk's, then :func:`check_lasso` checks that the last state closes the
+loop, that the property's ``ok`` is false in every state of the loop and that the loop is weakly fair.
+
 A trace with ``#meta.kind = "truncation-step"`` is not a walk from Init but one step from a given
 pre-state (z3's truncation counterexamples, traces/z3), run by each engine's own truncation: see
 :func:`replay_truncation_step`. The component kinds (``epoch-file``, ``handshake``, ``retention``) are replayed by ``components.py``.
@@ -66,7 +71,9 @@ from autoswitch.reference.invariants import (
     violated_action_properties,
     violated_invariants,
 )
+from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS, Liveness
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.variables import variables as reference_variables
 
 PASS = "pass"
 DIVERGENCE = "divergence"
@@ -158,7 +165,7 @@ EXPECT_KEYS = ("violation", "state")
 
 def _expected_violation(trace: Trace) -> tuple[str, int] | None:
     """``#meta.expect`` of a walk: exactly ``violation`` (a property of MODEL.md §6) and ``state`` (an index of the trace)."""
-    if "expect" not in trace.meta:
+    if "expect" not in trace.meta or _lasso_expected(trace):
         return None
     expect = trace.meta["expect"]
     if not isinstance(expect, dict) or set(expect) != set(EXPECT_KEYS):
@@ -186,7 +193,7 @@ def _trace_var_problem(name: str, value: Any) -> str | None:
 
 TEXT_META = ("format", "format-description", "description", "generator", "scenario")  # strings; other #meta keys are notes
 # the #meta keys each kind reads (None: a walk); another kind's key is refused rather than ignored
-META_KEYS: dict[str | None, tuple[str, ...]] = {None: ("processes", "policy", "options", "expect", "brokerSets"),
+META_KEYS: dict[str | None, tuple[str, ...]] = {None: ("processes", "policy", "options", "expect", "brokerSets", "next"),
                                                  "truncation-step": ("policy", "options", "expect"), "handshake": ("policy",),
                                                  "epoch-file": (), "retention": ("fileSize",)}
 
@@ -260,15 +267,91 @@ def _validate(trace: Trace, processes: Collection[str]) -> None:
             raise TraceError(trace.path, i, "outcome", "must be a record with a string 'code'")
 
 
-def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | None]:
+def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | None]:
     """A walk from Init checked before anything runs: its config (``#meta``), its states against the
-    vocabulary, and the violation it expects (``#meta.expect``), if any."""
+    vocabulary, and the violation it expects (``#meta.expect``), if any: an invariant or action property and the
+    state where it fails, or a lasso (:func:`validate_lasso`)."""
     _check_meta(trace, None)
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
         raise TraceError(trace.path, None, field, problem)
     _validate(trace, config.processes)
-    return config, _expected_violation(trace)
+    return config, validate_lasso(trace, config) or _expected_violation(trace)
+
+
+# --- lassos (liveness counterexamples) ---------------------------------------------------------------
+
+LASSO_NEXT = {"brokerIds": "a list of broker ids (ints from 1)", "switches": "a list of the TRUE switches of Next",
+              "faults": "a list of the configuration's Faults"}
+
+
+def _lasso_expected(trace: Trace) -> bool:
+    expect = trace.meta.get("expect")
+    return isinstance(expect, dict) and "liveness" in expect
+
+
+@frozen
+class Lasso:
+    """What a lasso trace expects: ``[]<>ok(process)`` of ``prop`` violated by the loop from state ``loop``."""
+
+    prop: Liveness
+    process: str | None
+    loop: int
+    broker_ids: tuple[int, ...]
+    switches: frozenset[str]
+    faults: frozenset[str]
+
+    def switch(self, name: str) -> bool:
+        return name in self.switches
+
+
+def validate_lasso(trace: Trace, config: Config) -> Lasso | None:
+    """A lasso's fields, strictly: ``loop`` only with ``#meta.expect.liveness`` and equal to ``#meta.expect.loop``,
+    ``process`` exactly for a per-process property (a declared process), ``#meta.next`` only here and well formed,
+    and the last state's variables equal to those of ``states[loop]`` (the last step closes the loop)."""
+    from autoswitch.conformance.check.specconfig import SWITCHES
+
+    path, meta = trace.path, trace.meta
+    if not _lasso_expected(trace):
+        if trace.loop is not None:
+            raise TraceError(path, None, "loop", "only a lasso has a loop: #meta.expect names the liveness property it violates")
+        if "next" in meta:
+            raise TraceError(path, None, "#meta.next", "only a lasso (#meta.expect.liveness) reads it")
+        return None
+    expect = meta["expect"]
+    prop = LIVENESS_BY_NAME.get(expect["liveness"]) if isinstance(expect["liveness"], str) else None
+    if prop is None:
+        raise TraceError(path, None, "#meta.expect.liveness", f"not a liveness property: {show_name(expect['liveness'])}; "
+                         f"known: {', '.join(LIVENESS_BY_NAME)}")
+    keys = ("liveness", "process", "loop") if prop.per_process else ("liveness", "loop")
+    if set(expect) != set(keys):
+        raise TraceError(path, None, "#meta.expect", f"a lasso of {prop.name} has exactly {', '.join(map(repr, keys))}; "
+                         f"got {sorted(map(show_name, expect))}")
+    process = expect.get("process")
+    if prop.per_process and process not in config.processes:
+        raise TraceError(path, None, "#meta.expect.process", f"{show_name(process)} is not a declared process; "
+                         f"declared: {', '.join(sorted(config.processes))}")
+    if trace.loop is None:
+        raise TraceError(path, None, "loop", "a lasso (#meta.expect.liveness) has a top-level 'loop', the index its loop starts at")
+    if type(expect["loop"]) is not int or expect["loop"] != trace.loop:
+        raise TraceError(path, None, "#meta.expect.loop", f"must be the trace's loop, {trace.loop}; got {show_name(expect['loop'])}")
+    nxt = meta.get("next")
+    if not isinstance(nxt, dict) or set(nxt) != set(LASSO_NEXT):
+        raise TraceError(path, None, "#meta.next", f"a lasso gives the domains of Next: exactly {', '.join(LASSO_NEXT)}")
+    ids, switches, faults = nxt["brokerIds"], nxt["switches"], nxt["faults"]
+    known = {"brokerIds": lambda x: type(x) is int and 1 <= x <= 64, "switches": lambda x: x in SWITCHES,
+             "faults": lambda x: x in NEW_FAULTS}
+    for key, ok in known.items():
+        if not isinstance(nxt[key], list) or not all(isinstance(x, int | str) and ok(x) for x in nxt[key]) \
+                or len(set(nxt[key])) != len(nxt[key]):
+            raise TraceError(path, None, f"#meta.next.{key}", f"{LASSO_NEXT[key]}, each once; got {show_name(nxt[key])}")
+    last = len(trace.states) - 1
+    first, final = trace.states[trace.loop], trace.states[last]
+    for name in sorted(set(first) | set(final)):
+        if name not in ("action", "outcome") and not same(first.get(name, _ABSENT), final.get(name, _ABSENT)):
+            raise TraceError(path, last, name, f"the last state closes the loop: it must equal state {trace.loop} "
+                             f"(there {show(first.get(name, _ABSENT))}, here {show(final.get(name, _ABSENT))})")
+    return Lasso(prop, process, trace.loop, tuple(ids), frozenset(switches), frozenset(faults))
 
 
 def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, Any], actual: Mapping[str, Any], consumed: int) -> Result | None:
@@ -299,10 +382,13 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return KINDS[kind](trace, engine_name)
     if kind == TRUNCATION_STEP:
         return replay_truncation_step(trace, engine_name)
-    config, expected_violation = validate_walk(trace)
+    config, expected = validate_walk(trace)
+    lasso = expected if isinstance(expected, Lasso) else None
+    expected_violation = None if isinstance(expected, Lasso) else expected
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
+    in_loop: list[dict[str, Any]] = []  # a lasso's variables on the engine, from state ``loop`` on
     before, sets_before = engine.variables(), engine.other_sets()
     for i, state in enumerate(trace.states):
         if i > 0:
@@ -327,6 +413,8 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
                     return Result(trace.path, engine_name, DIVERGENCE, n, i, i, f"outcome.{key}", _show(want), _show(got),
                                   f"{action['tag']} answered differently")
         after, sets_after = engine.variables(), engine.other_sets()
+        if lasso is not None and i >= lasso.loop:
+            in_loop.append(after)
         divergence = _compare(trace, engine_name, i, state, engine.observed(), i)
         if divergence:
             return divergence
@@ -344,8 +432,97 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         name, at = first_violation
         want = None if expected_violation is None else f"{expected_violation[0]} at state {expected_violation[1]}"
         return Result(trace.path, engine_name, VIOLATION, n, n, at, name, want, f"{name} at state {at}", f"invariant {name} fails")
+    if lasso is not None:
+        return check_lasso(trace, engine_name, config, lasso, in_loop)
     note = "" if expected_violation is None else f"{expected_violation[0]} fails at state {expected_violation[1]}, as expected"
     return Result(trace.path, engine_name, PASS, n, n, message=note)
+
+
+def _record(action: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((k, strict(v)) for k, v in action.items()))
+
+
+def unfair_instance(trace: Trace, config: Config, lasso: Lasso) -> Mapping[str, Any] | None:
+    """A fairness instance (reference/liveness.py) of the Next records of ``lasso``'s domains that is enabled in every
+    state of the loop and never taken in it, measured on the reference; None if the loop is weakly fair."""
+    from autoswitch.conformance.check.liveness import counts, fair_row
+    from autoswitch.conformance.explore import next_actions
+    from autoswitch.reference import step
+
+    engine = make_engine("reference", config)
+    systems = [engine.state] if lasso.loop == 0 else []
+    for i, state in enumerate(trace.states[1:], 1):
+        engine.step(state["action"])
+        if i >= lasso.loop:
+            systems.append(engine.state)
+    domains = _LassoDomains(tuple(sorted(config.processes)), {p: (a,) for p, a in config.processes.items()}, lasso)
+    taken = set()
+    for s, w, state in zip(systems[:-1], systems[1:], trace.states[lasso.loop + 1:], strict=True):
+        if s != w and counts(fair_row(state["action"]), reference_variables(s), state["action"]):
+            taken.add(_record(state["action"]))
+    for record in next_actions(domains):
+        row = fair_row(record)
+        if row is None or _record(record) in taken:
+            continue
+        always = True
+        for s in systems:
+            try:
+                w, _ = step(s, record, config.options)
+            except NotEnabled:
+                always = False
+                break
+            if w == s or not counts(row, reference_variables(s), record):
+                always = False
+                break
+        if always:
+            return record
+    return None
+
+
+@frozen
+class _LassoDomains:
+    """The domains of Next a lasso's ``#meta`` gives (explore.Domains)."""
+
+    processes: tuple[str, ...]
+    addrs: Mapping[str, tuple[str, ...]]
+    lasso: Lasso
+
+    @property
+    def broker_ids(self) -> tuple[int, ...]:
+        return self.lasso.broker_ids
+
+    @property
+    def faults(self) -> frozenset[str]:
+        return self.lasso.faults
+
+    def switch(self, name: str) -> bool:
+        return self.lasso.switch(name)
+
+    def bound(self, name: str) -> int:
+        raise ValueError(f"a lasso gives no bound {name}")
+
+
+def check_lasso(trace: Trace, engine_name: str, config: Config, lasso: Lasso, in_loop: list[dict[str, Any]]) -> Result:
+    """After a lasso's steps replayed (``in_loop``: the engine's variables from state ``loop`` on): the last state
+    equals state ``loop`` on the engine, ``ok`` is false in every state of the loop, and the loop is weakly fair
+    (:func:`unfair_instance`). A loop that is no counterexample is MISSING_VIOLATION (exit 1)."""
+    path, n, prop, loop = trace.path, len(trace.states), lasso.prop, lasso.loop
+    first, last = in_loop[0], in_loop[-1]
+    differs = next((name for name in first if not same(first[name], last.get(name, _ABSENT))), None)
+    if differs is not None:
+        return Result(path, engine_name, DIVERGENCE, n, n, n - 1, differs, _show(first[differs]), _show(last.get(differs, _ABSENT)),
+                      f"the last state does not close the loop: {differs} differs from state {loop}")
+    of = f" of {lasso.process}" if lasso.process else ""
+    for j, v in enumerate(in_loop):
+        if prop.ok(v, lasso.process):
+            return Result(path, engine_name, MISSING_VIOLATION, n, n, loop + j, prop.name, "violated", "holds",
+                          f"{prop.name}{of} holds at state {loop + j}, inside the loop: the lasso does not violate it")
+    record = unfair_instance(trace, config, lasso)
+    if record is not None:
+        return Result(path, engine_name, MISSING_VIOLATION, n, n, loop, "loop", "a weakly fair loop", f"{show(record)} never taken",
+                      f"{show(record)} is enabled in every state of the loop and never taken: the loop is not fair")
+    how = f"stuttering for ever in state {loop}" if loop == n - 1 else f"a fair loop of {n - 1 - loop} steps from state {loop}"
+    return Result(path, engine_name, PASS, n, n, message=f"liveness violation {prop.name}{of} reproduced: {how}")
 
 
 TRUNCATION_STEP = "truncation-step"
