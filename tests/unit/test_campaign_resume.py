@@ -17,7 +17,7 @@ import pytest
 
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.simulation import store
-from autoswitch.conformance.simulation.campaign import parse_weights, select
+from autoswitch.conformance.simulation.campaign import MOVES, parse_weights, select
 from autoswitch.conformance.simulation.report import write_report
 from autoswitch.conformance.simulation.spark import Campaign, RunStats, check_master, run_campaign
 
@@ -249,8 +249,7 @@ def test_sample_zero_exports_no_passing_walk(tmp_path: Path) -> None:
     ({"seed": 1.5}, "seed: expected an integer"), ({"walks": True}, "walks: expected an integer"),
     ({"configs": ()}, "no configuration named"), ({"configs": ("nope",)}, "unknown configuration(s) 'nope'"),
     ({"weights": {"Crash": -1}}, "'Crash=-1'"), ({"weights": {"Crsh": 1}}, "unknown name 'Crsh'"),
-    ({"weights": dict.fromkeys(("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request"), 0)},
-     "every move of safe-rocketmq-2p weighs 0"),
+    ({"weights": dict.fromkeys(MOVES, 0)}, "every move of safe-rocketmq-2p weighs 0"),
     ({"weights": dict.fromkeys(("SendHeartbeat", "SyncReplicaInfo", "SendElectMaster"), 0)}, "every step a registered NONE process"),
 ])
 def test_parameters_out_of_range_are_input_errors(change: dict, says: str) -> None:
