@@ -14,7 +14,8 @@ its lasso or stuck run breaks (a negative control of liveness). The same row nam
 
 The liveness rows' spec configurations (spec/MC_live*.cfg) bound every fault (BoundAllFaults, MaxFaults 1). The code's
 own behaviour breaks EventuallyRegistered under ControllerMetadataLoss (row ``meta-loss``, a finding, not a control):
-a liveness walk whose prefix lost the controller's metadata tolerates EventuallyRegistered (simulation/campaign.py).
+the liveness walks of the simulation draw no ControllerMetadataLoss (simulation/campaign.py, LIVE_WEIGHTS); its
+safety walks do.
 
 ``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
 (``autoswitch tla``), ``tlc`` (the TLC runs of tests/tools/test_spec_tlc.py) and ``simulate`` (the default grid of

@@ -15,9 +15,8 @@ A liveness configuration (``<options>-<policy>-<n>p-live``) runs liveness walks:
 point from 0 to the length; actions are drawn as above (faults included) up to the cut, then the faults stop and
 the fair suffix of fair.py heals the system (at most fair.FAIR_BOUND steps, each checked as above); then every
 liveness property must hold at the end (fair.py says when a false one counts). Its control is the liveness
-property its options break (controls.py); the safety invariants they break are tolerated. A walk whose prefix took
-``ControllerMetadataLoss`` tolerates ``EventuallyRegistered``: the code's brokers do not register again after the
-controller forgot them (a finding of the catalogue, spec/MC_live_meta.cfg), recorded, not a failure.
+property its options break (controls.py); the safety invariants they break are tolerated. Its prefix draws no
+``ControllerMetadataLoss`` (LIVE_WEIGHTS).
 """
 
 from __future__ import annotations
@@ -77,10 +76,12 @@ MAX_WEIGHT = 1e9  # weights are relative; a bound keeps their sums finite
 
 @frozen
 class OptionSet:
-    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py."""
+    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py.
+    ``warm``: its liveness walks start from a healthy set (fair steps from Init to quiescence: run_walk)."""
 
     options: Mapping[str, Any]
     weights: Mapping[str, float] = {}
+    warm: bool = False
 
 
 # Fast leader changes (KIP-279): crashes, expiries and elections often, slaves handshaking with each new master.
@@ -99,13 +100,20 @@ OPTION_SETS: dict[str, OptionSet] = {
     # the liveness controls (controls.py): RocketMQ at the snapshot (a re-entered epoch re-based), no periodic re-elect
     # scan, a startBasicService that is not retried
     "reentry-off": OptionSet({"epoch_reentry_fix": False}),
-    "reelect-off": OptionSet({"reelect_scan": False}),
+    # no master for ever: from a healthy set, the master crashes and the controller fails over (forgetting its heartbeat)
+    # before it expires; the master stays down (Restart is not fair)
+    "reelect-off": OptionSet({"reelect_scan": False}, {"process": 30, "Crash": 6, "ControllerFailover": 6, "HeartbeatExpire": 0.5},
+                             warm=True),
     "retry-off": OptionSet({"register_retry": False}),
 }
 # Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
 # carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
 POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
 PROCESS_COUNTS = (2, 3)
+# A liveness walk loses no controller metadata: the code's brokers do not register again after it (EventuallyRegistered,
+# the finding of controls.py's meta-loss row), and a slave whose master's epoch the controller forgot is never told
+# the new one (EventuallyInSync); the checker's MC_live_meta covers it. Its safety walks inject it.
+LIVE_WEIGHTS = {"ControllerMetadataLoss": 0}
 
 # The safe configurations and the negative controls of controls.py (freeze-off, RocketMQ 5.1.0 without #6662, is
 # not among them: see its row there).
@@ -149,8 +157,16 @@ class SimConfig:
         for the control (as a TLC negative-control config checks only its invariant)."""
         return tuple(b for b in self.breaks if b != self.control)
 
+    @property
+    def warm(self) -> bool:
+        """Its walks start from a healthy set (OptionSet.warm; liveness walks only)."""
+        return self.live and OPTION_SETS[self.option_set].warm
+
     def weights(self, overrides: Mapping[str, float] = {}) -> dict[str, float]:
-        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **overrides}
+        """The walks' weights: the defaults, the policy's, the option set's, a liveness walk's, then ``overrides``."""
+        live = LIVE_WEIGHTS if self.live else {}
+        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **live,
+                **overrides}
 
 
 def grid() -> dict[str, SimConfig]:
@@ -321,27 +337,31 @@ class _Walker:
                 self.states.append(abstract_state(after))
         return True
 
+    def heal(self) -> tuple[int, bool, set[Stuck] | None]:
+        """Fair steps (fair.py) until quiescence, a failure or FAIR_BOUND steps: their number, whether quiescent, and the
+        properties stuck in every state of the last FAIR_WINDOW steps (None: fewer steps)."""
+        scheduler = FairScheduler(self.ref.options)
+        window: set[Stuck] | None = None
+        while scheduler.steps < FAIR_BOUND:
+            action = scheduler.next(self.ref.cluster, self.v)
+            if action is None:
+                return scheduler.steps, True, window
+            self.take(action)
+            if self.failure is not None:
+                break
+            if scheduler.steps > FAIR_BOUND - FAIR_WINDOW:
+                now = set(stuck(self.v))
+                window = now if window is None else window & now
+        return scheduler.steps, False, window
+
     def fair_suffix(self, control: str | None) -> tuple[int, bool]:
         """The fair suffix and the liveness verdict at its end (fair.py); returns its length and whether it ended at
         quiescence. A stuck property of ``tolerated`` is recorded (at the last state), the first other one (``control``
         first) is the failure."""
-        scheduler = FairScheduler(self.ref.options)
-        window: set[Stuck] | None = None
-        quiescent = False
-        while scheduler.steps < FAIR_BOUND:
-            action = scheduler.next(self.ref.cluster, self.v)
-            if action is None:
-                quiescent = True
-                break
-            self.take(action)
-            if self.failure is not None:
-                return scheduler.steps, False
-            if scheduler.steps > FAIR_BOUND - FAIR_WINDOW:
-                now = set(stuck(self.v))
-                window = now if window is None else window & now
+        steps, quiescent, window = self.heal()
+        if self.failure is not None:
+            return steps, False
         found = stuck(self.v) if quiescent else [s for s in stuck(self.v) if window is not None and s in window]
-        if any(a["tag"] == "ControllerMetadataLoss" for a in self.taken):
-            self.tolerated.setdefault("EventuallyRegistered", -1)
         last = len(self.taken)
         found.sort(key=lambda s: s.name != control)
         self.stuck = tuple(found)
@@ -349,11 +369,11 @@ class _Walker:
             if s.name not in self.tolerated:
                 how = "quiescent" if quiescent else f"false for the last {FAIR_WINDOW} of {FAIR_BOUND} steps"
                 who = f" of {s.process}" if s.process else ""
-                self.failure = Failure(LIVENESS_FAILURE, s.name, last, f"ok{who} false after {scheduler.steps} fair steps ({how})")
+                self.failure = Failure(LIVENESS_FAILURE, s.name, last, f"ok{who} false after {steps} fair steps ({how})")
                 break
             if self.tolerated[s.name] < 0:
                 self.tolerated[s.name] = last
-        return scheduler.steps, quiescent
+        return steps, quiescent
 
     def run(self, fair: bool, control: str | None) -> Run:
         suffix, quiescent = self.fair_suffix(control) if fair and self.failure is None else (0, False)
@@ -362,14 +382,19 @@ class _Walker:
 
 
 def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,
-                 tolerate: Sequence[str], with_impl: bool, abstract: bool, live: bool = False, control: str | None = None) -> Run:
+                 tolerate: Sequence[str], with_impl: bool, abstract: bool, live: bool = False, control: str | None = None,
+                 warm: bool = False) -> Run:
     """Up to ``length`` enabled actions from ``tries`` calls of ``draw(variables)`` (None: nothing drawn),
     each checked on both engines; a disabled action is skipped. Stops at the first failure (a property
     of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states. ``live``: then
-    the fair suffix and the liveness verdict, looking for the property ``control`` first."""
+    the fair suffix and the liveness verdict, looking for the property ``control`` first. ``warm``: fair steps from
+    Init to quiescence first (a registered set, a master, its slaves in sync), then the ``length`` actions drawn."""
     walker = _Walker(config, tolerate, with_impl, abstract)
+    if warm:
+        walker.heal()
+    length += len(walker.taken)
     for _ in range(tries):
-        if len(walker.taken) == length:
+        if walker.failure is not None or len(walker.taken) == length:
             break
         action = draw(walker.v)
         if action is not None and walker.take(action) and walker.failure is not None:
@@ -378,16 +403,17 @@ def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, A
 
 
 def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
-             with_impl: bool = True, live: bool = False, control: str | None = None) -> Run:
+             with_impl: bool = True, live: bool = False, control: str | None = None, warm: bool = False) -> Run:
     """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
     at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
     ``length * 20`` draws without reaching ``length``. ``live``: a liveness walk, whose first draw is the cut point
-    (0 to ``length``) where the faults stop and the fair suffix starts, looking for the property ``control`` first."""
+    (0 to ``length``) where the faults stop and the fair suffix starts, looking for the property ``control`` first;
+    ``warm``: the walk starts with fair steps from Init to quiescence (_checked_run)."""
     rng = random.Random(seed)
     drawer = Drawer(config, weights)
     if live:
         length = rng.randint(0, length)
-    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, True, live, control)
+    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, True, live, control, warm)
 
 
 def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True,

@@ -125,7 +125,8 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
     its trace under ``out`` when it is shrunk or sampled. Returns its row."""
     seed = walk_seed(campaign.seed, sim.name, walk)
     config = sim.config
-    run = run_walk(config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated, live=sim.live, control=sim.control)
+    run = run_walk(config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated, live=sim.live, control=sim.control,
+                   warm=sim.warm)
     failure = run.failure
     row: dict[str, Any] = {
         "config": sim.name, "walk": walk, "seed": seed, "length": len(run.actions), "faults": fault_count(run.actions),
