@@ -110,8 +110,10 @@ CONTROLS: tuple[Control, ...] = (
             trace="traces/negative/rocketmq-confirm-zero-ack.itf.json", defaults=_defaults(CHECK)),
     # the larger hw configuration (131 s in TLC): in no default set
     Control("hw-data", "hw", invariant="NoAckedMessageLost", cfg="MC_neg_hw"),
+    # the diverged logs also lose an acknowledged message (35 steps: simulate --configs reentry-off-rocketmq-2p-live, seed 1,
+    # walk 639)
     Control("reentry-off", options={"epoch_reentry_fix": False}, invariant="LogMatching",
-            trace="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
+            trace="traces/negative/rocketmq-epoch-reentry-diverges.itf.json", tolerated=("NoAckedMessageLost",)),
     # RocketMQ 5.1.0 without #6662. Not in the default grid: with 5.1.0's rule (confirmOffset recomputed only on a
     # member's ack) the phantom read needs a third member acking while a disconnected one later wins the election;
     # 1,000 random walks of freeze-off-rocketmq-3p did not find it (README.md, "Simulation campaigns").
