@@ -105,3 +105,30 @@ def test_liveness_walks_lose_no_controller_metadata_which_the_code_does_not_surv
     assert Stuck("EventuallyRegistered", "p1") in lost.stuck
     kept = rerun(sim.config, [*boot, restart], live=True)
     assert kept.failure is None and kept.stuck == () and kept.quiescent
+
+
+def test_finding_a_restarted_master_with_an_unreplicated_record_never_syncs_again() -> None:
+    """The code's own settings (all fixes on) break EventuallyInSync under two faults (beyond MC_live_data's MaxFaults 1):
+    p1, master of {1, 2}, writes a record p2 has not received, the controller fails over, p1 crashes and restarts; its
+    election hands the set to p2 (empty log, epoch 2). p1, now p2's slave, holds epoch 1 only: no consistent point, no
+    handshake, READY for ever (AutoSwitchHAClient.doTruncate gives up when findConsistentPoint is -1)."""
+    sim = grid()["safe-rocketmq-2p-live"]
+
+    def up(p: str) -> list[dict[str, Any]]:
+        return [{"tag": "CreateTempFile", "process": p}, {"tag": "SendApplyBrokerId", "process": p, "lost": False},
+                {"tag": "WriteMetaFile", "process": p}, {"tag": "DeleteTempFile", "process": p},
+                {"tag": "SendRegister", "process": p, "lost": False}]
+
+    prefix = [*up("p1"), {"tag": "SendElectMaster", "process": "p1", "lost": False}, {"tag": "SendHeartbeat", "process": "p1"},
+              *up("p2"), {"tag": "Handshake", "process": "p2"}, {"tag": "SendHeartbeat", "process": "p2"},
+              {"tag": "Expand", "process": "p1", "brokerId": 2, "lost": False}, {"tag": "ControllerFailover"},
+              {"tag": "Write", "process": "p1"}, {"tag": "Crash", "process": "p1"},
+              {"tag": "Restart", "process": "p1", "addr": "10.0.0.1:30911"}, {"tag": "LoadMetaFile", "process": "p1"},
+              {"tag": "SendHeartbeat", "process": "p2"}, {"tag": "SendRegister", "process": "p1", "lost": False},
+              {"tag": "SendElectMaster", "process": "p1", "lost": False}]
+    run = rerun(sim.config, prefix, live=True)
+    assert len(run.prefix) == len(prefix) and run.quiescent
+    assert run.failure is not None and (run.failure.kind, run.failure.name) == (LIVENESS_FAILURE, "EventuallyInSync")
+    assert run.stuck == (Stuck("EventuallyInSync", "p1"),)
+    without_write = rerun(sim.config, [a for a in prefix if a["tag"] != "Write"], live=True)
+    assert without_write.failure is None and without_write.stuck == ()
