@@ -91,7 +91,9 @@ def _liveness_section(summaries: list[ConfigSummary]) -> list[str]:
         return []
     lines = ["## Liveness", "",
              f"Liveness walks: faults up to a random cut point, then a fair suffix of at most {FAIR_BOUND} steps "
-             "(conformance/simulation/fair.py); every liveness property must hold at its end.", "",
+             "(conformance/simulation/fair.py); every liveness property must hold at its end. They draw no "
+             "ControllerMetadataLoss (the code does not survive it: controls.py, meta-loss). First failure: the walks "
+             "and steps run in the configuration up to and including the first walk failing so.", "",
              "| configuration | control | walks | fair steps (mean) | quiescent | failures per property | first failure "
              "(walks, steps) | tolerated |", "|---|---|---|---|---|---|---|---|"]
     for s in live:
