@@ -462,8 +462,9 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
-@click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p); "
-              "default: the safe configurations and the negative controls.")
+@click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p, "
+              "<options>-<policy>-<n>p-live for liveness walks); default: the safe configurations and the negative controls "
+              "(controls.py), of safety and of liveness.")
 @click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
               help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
@@ -481,7 +482,9 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
-    its OUT resumes it: chunks that are done are kept, damaged or foreign ones are run again.
+    its OUT resumes it: chunks that are done are kept, damaged or foreign ones are run again. A liveness
+    configuration (-live) stops the faults at a random step of each walk, heals under a fair scheduler for at most
+    200 steps, and checks every liveness property at the end (conformance/simulation/fair.py).
 
     Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found;
     2 on a bad argument or an OUT that cannot hold this campaign, before any work."""

@@ -1,14 +1,21 @@
-"""The safe configurations and the negative controls of MODEL.md §6, in one table.
+"""The safe configurations and the negative controls of MODEL.md §6 and §8, in one table.
 
 Each row names one setting of the model (a truncation policy and the ``Options`` fields that differ from
-the safe defaults) and what it must show: ``invariant`` is None for a safe setting, else the invariant its
-counterexample breaks (the negative control). The same row names where that setting is exercised:
+the safe defaults) and what it must show: ``invariant`` and ``liveness`` are None for a safe setting, else the
+invariant its counterexample breaks (a negative control of safety) or the liveness property (reference/liveness.py)
+its lasso or stuck run breaks (a negative control of liveness). The same row names where that setting is exercised:
 
 - ``cfg``: the spec configuration ``spec/<cfg>.cfg`` (``autoswitch check``, ``autoswitch tla``, TLC);
   ``steps`` is the length of the shortest counterexample there (from ``INIT``, as TLC prints it);
 - ``trace``: the committed trace (path under the repository) whose ``#meta.expect`` names the invariant;
-- ``simulation``: the configuration of the simulation grid (``<options>-<policy>-<n>p``) whose walks must
-  find it; ``tolerated``: further invariants the setting is known to break (a walk records them and goes on).
+- ``simulation``: the configuration of the simulation grid (``<options>-<policy>-<n>p``, ``...-live`` for liveness
+  walks) whose walks must find it; ``tolerated``: further invariants the setting is known to break (a walk records
+  them and goes on).
+
+The liveness rows' spec configurations (spec/MC_live*.cfg) bound every fault (BoundAllFaults, MaxFaults 1). The code's
+own behaviour breaks EventuallyRegistered under ControllerMetadataLoss (row ``meta-loss``, a finding, not a control):
+the liveness walks of the simulation draw no ControllerMetadataLoss (simulation/campaign.py, LIVE_WEIGHTS); its
+safety walks do.
 
 ``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
 (``autoswitch tla``), ``tlc`` (the TLC runs of tests/tools/test_spec_tlc.py) and ``simulate`` (the default grid of
@@ -35,6 +42,7 @@ class Control:
     policy: str = "rocketmq"
     options: Mapping[str, Any] = {}  # Options fields that differ from the safe defaults
     invariant: str | None = None  # None: safe
+    liveness: str | None = None  # the liveness property broken (reference/liveness.py); None: none
     cfg: str | None = None
     steps: int | None = None
     trace: str | None = None
@@ -50,6 +58,11 @@ class Control:
     def breaks(self) -> tuple[str, ...]:
         """The invariants this setting is known to break, the control first."""
         return () if self.invariant is None else (self.invariant, *self.tolerated)
+
+    @property
+    def expects(self) -> str | None:
+        """The property its configuration must break: the invariant, else the liveness property; None: safe."""
+        return self.invariant or self.liveness
 
 
 def _defaults(*names: str) -> frozenset[str]:
@@ -97,12 +110,29 @@ CONTROLS: tuple[Control, ...] = (
             trace="traces/negative/rocketmq-confirm-zero-ack.itf.json", defaults=_defaults(CHECK)),
     # the larger hw configuration (131 s in TLC): in no default set
     Control("hw-data", "hw", invariant="NoAckedMessageLost", cfg="MC_neg_hw"),
+    # the diverged logs also lose an acknowledged message (35 steps: simulate --configs reentry-off-rocketmq-2p-live, seed 1,
+    # walk 639)
     Control("reentry-off", options={"epoch_reentry_fix": False}, invariant="LogMatching",
-            trace="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
+            trace="traces/negative/rocketmq-epoch-reentry-diverges.itf.json", tolerated=("NoAckedMessageLost",)),
     # RocketMQ 5.1.0 without #6662. Not in the default grid: with 5.1.0's rule (confirmOffset recomputed only on a
     # member's ack) the phantom read needs a third member acking while a disconnected one later wins the election;
     # 1,000 random walks of freeze-off-rocketmq-3p did not find it (README.md, "Simulation campaigns").
     Control("freeze-off", options={"confirm_freeze_fix": False}, invariant="NoPhantomRead", simulation="freeze-off-rocketmq-3p"),
+    # liveness (MODEL.md §8): the code's retry loops hold, under every fault but the controller's metadata loss
+    Control("live-reg", cfg="MC_live_reg", simulation="safe-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
+    Control("live-data", cfg="MC_live_data", simulation="safe-rocketmq-3p-live", defaults=_defaults(SIMULATE)),
+    # a startBasicService that is not retried: a broker whose ApplyBrokerId failed never registers
+    Control("retry-off", options={"register_retry": False}, liveness="EventuallyRegistered", cfg="MC_live_neg_retry",
+            simulation="retry-off-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
+    # before 5.1.1 (#6383), or JRaft with #8380's negated predicate: no periodic re-elect scan, one election try
+    Control("reelect-off", options={"reelect_scan": False}, liveness="EventuallyMaster", cfg="MC_live_neg_reelect",
+            simulation="reelect-off-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
+    # RocketMQ at the snapshot: a restarted master re-adopting its epoch re-bases the epoch's start; a slave holding
+    # the old start finds no consistent point and never leaves READY
+    Control("reentry-off-live", options={"epoch_reentry_fix": False}, liveness="EventuallyInSync", cfg="MC_live_neg_reentry",
+            simulation="reentry-off-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
+    # a finding (ROCKETMQ.md §7.5): a broker restarted after the controller lost its metadata stays META_DONE
+    Control("meta-loss", liveness="EventuallyRegistered", cfg="MC_live_meta"),
 )
 
 
@@ -116,12 +146,13 @@ def by_cfg(cfg: str) -> Control | None:
 
 
 def expected_violation(cfg: str) -> str | None:
-    """The invariant spec/CFG.cfg must break; None: every property must hold. A configuration outside the
-    table is a negative control when it is named ``MC_neg_*`` (then any violation will do: ``"*"``)."""
+    """The property (invariant or liveness property) spec/CFG.cfg must break; None: every property must hold. A
+    configuration outside the table is a negative control when it is named ``MC_neg_*`` or ``MC_live_neg_*`` (then any
+    violation will do: ``"*"``)."""
     row = by_cfg(cfg)
     if row is not None:
-        return row.invariant
-    return "*" if cfg.startswith("MC_neg_") else None
+        return row.expects
+    return "*" if cfg.startswith(("MC_neg_", "MC_live_neg_")) else None
 
 
 def breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
@@ -134,6 +165,14 @@ def breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
     mixed = [name for c in CONTROLS if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
              for name in c.breaks]
     return tuple(dict.fromkeys([*exact, *alone, *mixed]))
+
+
+def liveness_breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The liveness properties a setting is known to break (breaks' rules for the rows with ``liveness``): the rows of
+    this policy (Kafka) or of RocketMQ whose options are among these. The finding ``meta-loss`` is not a setting's:
+    it is the fault's (its row has no options)."""
+    return tuple(dict.fromkeys(c.liveness for c in CONTROLS if c.liveness and c.options and c.policy in (policy, "rocketmq")
+                               and c.options.items() <= options.items()))
 
 
 SMALL_CONFIGS = tuple(c.cfg for c in in_default(CHECK) if c.cfg)

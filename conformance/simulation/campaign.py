@@ -10,6 +10,13 @@ with a hash of the three, so any walk re-runs alone, bit for bit. At every step 
 applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
 on its outcome and on every variable, and every invariant and action property is checked on the
 reference's variables. The first violation or divergence ends the walk.
+
+A liveness configuration (``<options>-<policy>-<n>p-live``) runs liveness walks: the walk's first draw is a cut
+point from 0 to the length; actions are drawn as above (faults included) up to the cut, then the faults stop and
+the fair suffix of fair.py heals the system (at most fair.FAIR_BOUND steps, each checked as above); then every
+liveness property must hold at the end (fair.py says when a false one counts). Its control is the liveness
+property its options break (controls.py); the safety invariants they break are tolerated. Its prefix draws no
+``ControllerMetadataLoss`` (LIVE_WEIGHTS).
 """
 
 from __future__ import annotations
@@ -27,27 +34,40 @@ from autoswitch.conformance import controls
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.explore import Failure, check_step
+from autoswitch.conformance.simulation.fair import FAIR_BOUND, FAIR_WINDOW, FairScheduler, Stuck, stuck
 from autoswitch.conformance.simulation.generate import (
     REGISTERED_TAGS,
     UNSAFE_REQUESTS,
     controller_request,
+    fault_action,
     process_action,
     registered_steps,
     registration_step,
 )
 from autoswitch.reference import Options
+from autoswitch.reference.actions import ACTIONS
+from autoswitch.reference.liveness import NEW_FAULTS
 from autoswitch.reference.truncation import POLICIES
 
 PASS = "pass"
+LIVENESS_FAILURE = "liveness"  # a Failure's kind: a liveness property false at the end of the fair suffix
+LIVE_SUFFIX = "-live"
 
 # What a walk does at each step, by weight: a process takes a protocol step (registration, heartbeat,
 # election, the data path: healing and progress), or a fault or stray request happens. Within a
 # REGISTERED process's steps each tag is weighted too (default 1 per listing in generate.py);
-# ``lost`` is the probability that a request's response is lost.
-MOVES = ("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request")
-FAULTS = frozenset({"Crash", "HeartbeatExpire", "ControllerFailover"})
+# ``lost`` is the probability that a request's response is lost. The faults of MODEL.md §9 (and the steps
+# that end them: HealLink, DeliverLate) are moves of their own (generate.fault_action); a tag not in the action
+# table is never drawn, whatever its weight.
+FAULT_MOVES = ("CrashTorn", "ControllerMetadataLoss", "PartitionLink", "HealLink", "SendLate", "DeliverLate", "WipeDisk")
+MOVES = ("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request", *FAULT_MOVES)
+FAULTS = frozenset({"Crash", "HeartbeatExpire", "ControllerFailover", *NEW_FAULTS})
 DEFAULT_WEIGHTS: dict[str, float] = {
     "process": 90, "Crash": 2, "HeartbeatExpire": 1.5, "ControllerElectScan": 2, "ControllerFailover": 0.5, "request": 4,
+    # MODEL.md §9: each about as often as a crash or less; the steps that end a partition or a late request more
+    # often than they start (they draw only where there is one)
+    "CrashTorn": 1, "ControllerMetadataLoss": 0.3, "PartitionLink": 1, "HealLink": 2, "SendLate": 1, "DeliverLate": 2,
+    "WipeDisk": 1,
     "lost": 0.05,
 }
 WEIGHT_NAMES = (*MOVES, *REGISTERED_TAGS, "lost")
@@ -56,10 +76,12 @@ MAX_WEIGHT = 1e9  # weights are relative; a bound keeps their sums finite
 
 @frozen
 class OptionSet:
-    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py."""
+    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py.
+    ``warm``: its liveness walks start from a healthy set (fair steps from Init to quiescence: run_walk)."""
 
     options: Mapping[str, Any]
     weights: Mapping[str, float] = {}
+    warm: bool = False
 
 
 # Fast leader changes (KIP-279): crashes, expiries and elections often, slaves handshaking with each new master.
@@ -75,11 +97,23 @@ OPTION_SETS: dict[str, OptionSet] = {
                              FAST_LEADER),
     # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies; nothing changes for rocketmq
     "kafka21": OptionSet({"kafka_leader_epoch_on_election": True}),
+    # the liveness controls (controls.py): RocketMQ at the snapshot (a re-entered epoch re-based), no periodic re-elect
+    # scan, a startBasicService that is not retried
+    "reentry-off": OptionSet({"epoch_reentry_fix": False}),
+    # no master for ever: from a healthy set, the master crashes and the controller fails over (forgetting its heartbeat)
+    # before it expires; the master stays down (Restart is not fair)
+    "reelect-off": OptionSet({"reelect_scan": False}, {"process": 30, "Crash": 6, "ControllerFailover": 6, "HeartbeatExpire": 0.5},
+                             warm=True),
+    "retry-off": OptionSet({"register_retry": False}),
 }
 # Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
 # carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
 POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
 PROCESS_COUNTS = (2, 3)
+# A liveness walk loses no controller metadata: the code's brokers do not register again after it (EventuallyRegistered,
+# the finding of controls.py's meta-loss row), and a slave whose master's epoch the controller forgot is never told
+# the new one (EventuallyInSync); the checker's MC_live_meta covers it. Its safety walks inject it.
+LIVE_WEIGHTS = {"ControllerMetadataLoss": 0}
 
 # The safe configurations and the negative controls of controls.py (freeze-off, RocketMQ 5.1.0 without #6662, is
 # not among them: see its row there).
@@ -88,12 +122,13 @@ DEFAULT_CONFIGS = tuple(c.simulation for c in controls.in_default(controls.SIMUL
 
 @frozen
 class SimConfig:
-    """One configuration of the grid."""
+    """One configuration of the grid; ``live``: its walks are liveness walks (module docstring)."""
 
     name: str
     option_set: str
     policy: str
     processes: int
+    live: bool = False
 
     @property
     def config(self) -> Config:
@@ -102,32 +137,47 @@ class SimConfig:
 
     @property
     def breaks(self) -> tuple[str, ...]:
-        """Invariants these settings are known to break (controls.py); the first is the negative control's."""
-        return controls.breaks(self.policy, OPTION_SETS[self.option_set].options)
+        """Properties these settings are known to break (controls.py); the first is the negative control's. A liveness
+        configuration's are the liveness properties first, then the invariants."""
+        options = OPTION_SETS[self.option_set].options
+        safety = controls.breaks(self.policy, options)
+        return (*controls.liveness_breaks(self.policy, options), *safety) if self.live else safety
 
     @property
     def control(self) -> str | None:
-        """The invariant a campaign must find broken here, or None: a safe configuration."""
+        """The property a campaign must find broken here, or None: a safe configuration."""
+        if self.live:
+            live = controls.liveness_breaks(self.policy, OPTION_SETS[self.option_set].options)
+            return live[0] if live else None
         return self.breaks[0] if self.breaks else None
 
     @property
     def tolerated(self) -> tuple[str, ...]:
         """Known breaks other than the control: recorded when they fail, but a walk goes on to look
         for the control (as a TLC negative-control config checks only its invariant)."""
-        return self.breaks[1:]
+        return tuple(b for b in self.breaks if b != self.control)
+
+    @property
+    def warm(self) -> bool:
+        """Its walks start from a healthy set (OptionSet.warm; liveness walks only)."""
+        return self.live and OPTION_SETS[self.option_set].warm
 
     def weights(self, overrides: Mapping[str, float] = {}) -> dict[str, float]:
-        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **overrides}
+        """The walks' weights: the defaults, the policy's, the option set's, a liveness walk's, then ``overrides``."""
+        live = LIVE_WEIGHTS if self.live else {}
+        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **live,
+                **overrides}
 
 
 def grid() -> dict[str, SimConfig]:
-    """Every configuration: option sets x policies x process counts, by name."""
+    """Every configuration: option sets x policies x process counts x (safety, liveness), by name."""
     out = {}
     for o in OPTION_SETS:
         for policy in POLICIES:
             for n in PROCESS_COUNTS:
-                name = f"{o}-{policy}-{n}p"
-                out[name] = SimConfig(name, o, policy, n)
+                for live in (False, True):
+                    name = f"{o}-{policy}-{n}p" + (LIVE_SUFFIX if live else "")
+                    out[name] = SimConfig(name, o, policy, n, live)
     return out
 
 
@@ -135,8 +185,8 @@ def select(patterns: Sequence[str]) -> list[SimConfig]:
     """The configurations whose names match any of ``patterns`` (exact names or shell globs), in
     grid order; a pattern matching nothing, or no pattern at all, is an error naming the known configurations."""
     configs = grid()
-    known = (f"names are <options>-<policy>-<n>p with options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, "
-             f"n in {PROCESS_COUNTS}")
+    known = (f"names are <options>-<policy>-<n>p (safety walks) or <options>-<policy>-<n>p{LIVE_SUFFIX} (liveness walks) with "
+             f"options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}")
     if not patterns:
         raise InputError(f"no configuration named; {known}")
     chosen: list[str] = []
@@ -212,7 +262,7 @@ class Drawer:
     def __init__(self, config: Config, weights: Mapping[str, float]):
         self.procs = sorted(config.processes)
         self.addrs = [*config.processes.values(), "10.0.1.1:30911", "10.0.1.2:30911"]
-        self.moves = [m for m in MOVES if weights.get(m, 0) > 0]
+        self.moves = [m for m in MOVES if weights.get(m, 0) > 0 and (m not in FAULT_MOVES or m in ACTIONS)]
         self.move_weights = [weights[m] for m in self.moves]
         self.weights = weights
 
@@ -234,6 +284,8 @@ class Drawer:
             return {"tag": "HeartbeatExpire", "brokerId": rng.choice(alive)} if alive else None
         if move in ("ControllerElectScan", "ControllerFailover"):
             return {"tag": move}
+        if move in FAULT_MOVES:
+            return fault_action(rng, v, move)
         action = controller_request(rng, len(self.procs) + 1)
         return None if action["tag"] in UNSAFE_REQUESTS else action
 
@@ -241,59 +293,136 @@ class Drawer:
 @frozen
 class Run:
     """A checked run: the actions taken (enabled ones only), the failure if any, the abstract states,
-    and the tolerated properties that failed on the way (name -> first state index)."""
+    and the tolerated properties that failed on the way (name -> first state index). A liveness walk's
+    last ``fair`` actions are its fair suffix (None: not a liveness walk), ``quiescent`` whether it ended
+    at quiescence, ``stuck`` the liveness properties found false at its end (fair.py), tolerated or not."""
 
     actions: list[dict[str, Any]]
     failure: Failure | None
     states: list[int]
     tolerated: dict[str, int]
+    fair: int | None = None
+    quiescent: bool = False
+    stuck: tuple[Stuck, ...] = ()
+
+    @property
+    def prefix(self) -> list[dict[str, Any]]:
+        """The actions before the fair suffix (all of them for a safety walk)."""
+        return self.actions[: len(self.actions) - (self.fair or 0)]
+
+
+class _Walker:
+    """One run's engines, variables and record (_checked_run)."""
+
+    def __init__(self, config: Config, tolerate: Sequence[str], with_impl: bool, abstract: bool):
+        self.ref = make_engine("reference", config)
+        self.impl = make_engine("impl", config) if with_impl else None
+        self.v = self.ref.variables()
+        self.abstract = abstract
+        self.states = [abstract_state(self.v)] if abstract else []
+        self.taken: list[dict[str, Any]] = []
+        self.tolerated = dict.fromkeys(tolerate, -1)
+        self.failure: Failure | None = None
+        self.stuck: tuple[Stuck, ...] = ()
+
+    def take(self, action: Mapping[str, Any]) -> bool:
+        """Check ``action`` on both engines; whether it was taken (a disabled one is not)."""
+        self.failure, after = check_step(self.ref, self.impl, action, len(self.taken) + 1, self.v, self.tolerated)
+        if after is None and self.failure is None:
+            return False
+        self.taken.append(dict(action))
+        if self.failure is None:
+            self.v = after
+            if self.abstract:
+                self.states.append(abstract_state(after))
+        return True
+
+    def heal(self) -> tuple[int, bool, set[Stuck] | None]:
+        """Fair steps (fair.py) until quiescence, a failure or FAIR_BOUND steps: their number, whether quiescent, and the
+        properties stuck in every state of the last FAIR_WINDOW steps (None: fewer steps)."""
+        scheduler = FairScheduler(self.ref.options)
+        window: set[Stuck] | None = None
+        while scheduler.steps < FAIR_BOUND:
+            action = scheduler.next(self.ref.cluster, self.v)
+            if action is None:
+                return scheduler.steps, True, window
+            self.take(action)
+            if self.failure is not None:
+                break
+            if scheduler.steps > FAIR_BOUND - FAIR_WINDOW:
+                now = set(stuck(self.v))
+                window = now if window is None else window & now
+        return scheduler.steps, False, window
+
+    def fair_suffix(self, control: str | None) -> tuple[int, bool]:
+        """The fair suffix and the liveness verdict at its end (fair.py); returns its length and whether it ended at
+        quiescence. A stuck property of ``tolerated`` is recorded (at the last state), the first other one (``control``
+        first) is the failure."""
+        steps, quiescent, window = self.heal()
+        if self.failure is not None:
+            return steps, False
+        found = stuck(self.v) if quiescent else [s for s in stuck(self.v) if window is not None and s in window]
+        last = len(self.taken)
+        found.sort(key=lambda s: s.name != control)
+        self.stuck = tuple(found)
+        for s in found:
+            if s.name not in self.tolerated:
+                how = "quiescent" if quiescent else f"false for the last {FAIR_WINDOW} of {FAIR_BOUND} steps"
+                who = f" of {s.process}" if s.process else ""
+                self.failure = Failure(LIVENESS_FAILURE, s.name, last, f"ok{who} false after {steps} fair steps ({how})")
+                break
+            if self.tolerated[s.name] < 0:
+                self.tolerated[s.name] = last
+        return steps, quiescent
+
+    def run(self, fair: bool, control: str | None) -> Run:
+        suffix, quiescent = self.fair_suffix(control) if fair and self.failure is None else (0, False)
+        return Run(self.taken, self.failure, self.states, {k: i for k, i in self.tolerated.items() if i >= 0},
+                   suffix if fair else None, quiescent, self.stuck)
 
 
 def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,
-                 tolerate: Sequence[str], with_impl: bool, abstract: bool) -> Run:
+                 tolerate: Sequence[str], with_impl: bool, abstract: bool, live: bool = False, control: str | None = None,
+                 warm: bool = False) -> Run:
     """Up to ``length`` enabled actions from ``tries`` calls of ``draw(variables)`` (None: nothing drawn),
     each checked on both engines; a disabled action is skipped. Stops at the first failure (a property
-    of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states."""
-    ref = make_engine("reference", config)
-    impl = make_engine("impl", config) if with_impl else None
-    v = ref.variables()
-    states = [abstract_state(v)] if abstract else []
-    taken: list[dict[str, Any]] = []
-    tolerated = dict.fromkeys(tolerate, -1)
-    failure = None
+    of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states. ``live``: then
+    the fair suffix and the liveness verdict, looking for the property ``control`` first. ``warm``: fair steps from
+    Init to quiescence first (a registered set, a master, its slaves in sync), then the ``length`` actions drawn."""
+    walker = _Walker(config, tolerate, with_impl, abstract)
+    if warm:
+        walker.heal()
+    length += len(walker.taken)
     for _ in range(tries):
-        if len(taken) == length:
+        if walker.failure is not None or len(walker.taken) == length:
             break
-        action = draw(v)
-        if action is None:
-            continue
-        failure, after = check_step(ref, impl, action, len(taken) + 1, v, tolerated)
-        if after is None and failure is None:
-            continue
-        taken.append(dict(action))
-        if failure is not None:
+        action = draw(walker.v)
+        if action is not None and walker.take(action) and walker.failure is not None:
             break
-        v = after
-        if abstract:
-            states.append(abstract_state(v))
-    return Run(taken, failure, states, {k: i for k, i in tolerated.items() if i >= 0})
+    return walker.run(live, control)
 
 
 def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
-             with_impl: bool = True) -> Run:
+             with_impl: bool = True, live: bool = False, control: str | None = None, warm: bool = False) -> Run:
     """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
     at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
-    ``length * 20`` draws without reaching ``length``."""
+    ``length * 20`` draws without reaching ``length``. ``live``: a liveness walk, whose first draw is the cut point
+    (0 to ``length``) where the faults stop and the fair suffix starts, looking for the property ``control`` first;
+    ``warm``: the walk starts with fair steps from Init to quiescence (_checked_run)."""
     rng = random.Random(seed)
     drawer = Drawer(config, weights)
-    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, abstract=True)
+    if live:
+        length = rng.randint(0, length)
+    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, True, live, control, warm)
 
 
-def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True) -> Run:
+def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True,
+          live: bool = False, control: str | None = None) -> Run:
     """Run a fixed action list, skipping actions that are disabled where they come, checked like a walk
-    (abstract states are not collected)."""
+    (abstract states are not collected); ``live``: the list is a liveness walk's prefix, followed by the fair
+    suffix as in run_walk."""
     given = iter(actions)
-    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, abstract=False)
+    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, False, live, control)
 
 
 def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -301,5 +430,6 @@ def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def fault_count(actions: Sequence[Mapping[str, Any]]) -> int:
-    """Faults in a walk: crashes, expiries, controller failovers and requests whose response is lost."""
+    """Faults in a walk: crashes, expiries, controller failovers, the faults of MODEL.md §9 and actions whose response
+    (or, PartitionLink, replication connection) is lost."""
     return sum(a["tag"] in FAULTS or bool(a.get("lost")) for a in actions)

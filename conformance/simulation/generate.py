@@ -35,8 +35,10 @@ SLAVE_STEPS = ["Handshake", "Transfer", "Transfer", "Ack", "Flush", "Consume"]
 # which no safety property survives; random walks of the data path leave them out.
 UNSAFE_REQUESTS = ("AlterSyncStateSet", "ApplyBrokerId", "RegisterBrokerToController")
 # The requests of an arbitrary controller request, and the scan; CleanBrokerData only where asked for (it can
-# hand a live process's id to another: traces/regressions).
-REQUEST_TAGS = (*(t for t in tags(CONTROLLER) if t != "CleanBrokerData"), *tags(SCAN))
+# hand a live process's id to another: traces/regressions); a fault of MODEL.md §9 only by its own weight.
+REQUEST_TAGS = (*(t for t in tags(CONTROLLER) if t != "CleanBrokerData" and ACTIONS[t].fault is None), *tags(SCAN))
+# The controller requests SendLate computes on a process's view (its ``request`` parameter).
+LATE_REQUESTS = ("BrokerHeartbeat", "RegisterBrokerToController", "ElectMaster")
 
 NEXT_STEP = {
     "DOWN": "Restart", "TEMP_DONE": "SendApplyBrokerId", "APPLY_FAILED": "AbandonTempFile", "ID_APPLIED": "WriteMetaFile",
@@ -80,6 +82,35 @@ def process_action(rng: random.Random, v: dict[str, Any], p: str, tag: str, addr
 def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[str], data: bool) -> dict[str, Any]:
     tag = rng.choice(registered_steps(v, p, data)) if v["regState"][p] == "REGISTERED" else registration_step(v, p)
     return process_action(rng, v, p, tag, addrs)
+
+
+def fault_action(rng: random.Random, v: dict[str, Any], tag: str) -> dict[str, Any] | None:
+    """An action of a fault of MODEL.md §9 (or of the step that ends one: HealLink, DeliverLate) with its parameters
+    drawn where it can be enabled: a cut link to heal, a process with a late request or a DOWN one to wipe; None when
+    there is none. A partition breaks the replication connection (``lost``) half the time."""
+    procs = sorted(v["regState"])
+    if tag == "ControllerMetadataLoss":
+        return {"tag": tag}
+    if tag == "HealLink":
+        links = sorted(sorted(link) for link in v.get("partitions", ()))
+        if not links:
+            return None
+        p, q = rng.choice(links)
+        return {"tag": tag, "process": p, "peer": q}
+    if tag == "DeliverLate":
+        late = sorted(v.get("late", {}))
+        return {"tag": tag, "process": rng.choice(late)} if late else None
+    if tag == "WipeDisk":
+        down = [p for p in procs if v["regState"][p] == "DOWN"]
+        return {"tag": tag, "process": rng.choice(down)} if down else None
+    p = rng.choice(procs)
+    if tag == "PartitionLink":
+        return {"tag": tag, "process": p, "peer": rng.choice([q for q in procs if q != p]), "lost": rng.random() < 0.5}
+    if tag == "SendLate":
+        return {"tag": tag, "process": p, "request": rng.choice(LATE_REQUESTS)}
+    if tag == "CrashTorn":
+        return {"tag": tag, "process": p}
+    raise ValueError(f"{tag}: not a fault of MODEL.md §9")
 
 
 def controller_request(rng: random.Random, top_id: int, clean: float = 0.0) -> dict[str, Any]:

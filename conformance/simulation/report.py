@@ -1,7 +1,8 @@
 """A campaign's summary from its rows: per configuration the walks, steps, action and abstract-state
 coverage, failures per invariant, the shortest shrunk trace; the verdict (every negative control found,
 nothing else broken); ``report.md`` with two PNG plots (coverage growth over walks, violations per
-configuration)."""
+configuration) and, for the liveness configurations, their fair suffixes and failures per property with the walks
+and steps it took to find the first."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.conformance.simulation.campaign import PASS, grid
+from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS, grid
+from autoswitch.conformance.simulation.fair import FAIR_BOUND
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
 from autoswitch.conformance.simulation.store import ChunkProblem, write_atomic
 from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
@@ -33,13 +35,21 @@ class ConfigSummary:
     failures: Counter  # (kind, name) -> walks
     tolerated: Counter  # name -> walks where a tolerated property failed
     shortest: dict[str, Any] | None  # the row of the shortest shrunk trace of the control (or of any failure)
+    live: bool = False  # liveness walks: the control is a liveness property
+    fair_steps: int = 0  # liveness walks: steps of their fair suffixes
+    quiescent: int = 0  # liveness walks ending at quiescence
+    first: dict[tuple[str, str], tuple[int, int]] = {}  # (kind, name) -> (walks, steps) up to its first failure, inclusive
+
+    @property
+    def control_failure(self) -> tuple[str, str | None]:
+        return (LIVENESS_FAILURE if self.live else "violation", self.control)
 
     @property
     def problems(self) -> list[str]:
         """Unexpected failures, and a negative control not found."""
         found = [f"{self.name}: {kind} {name} in {n} walk(s)" for (kind, name), n in sorted(self.failures.items())
-                 if (kind, name) != ("violation", self.control)]
-        if self.control and not self.failures[("violation", self.control)]:
+                 if (kind, name) != self.control_failure]
+        if self.control and not self.failures[self.control_failure]:
             found.append(f"{self.name}: negative control {self.control} not found")
         return found
 
@@ -56,15 +66,45 @@ def summarize(campaign: Campaign, rows: list[dict[str, Any]]) -> list[ConfigSumm
         actions: Counter = Counter()
         for r in mine:
             actions.update(r["actions"])
-        control = grid()[name].control
+        sim = grid()[name]
         shrunk = [r for r in mine if r["shrunk_length"] is not None]
-        preferred = [r for r in shrunk if r["failure"] == control] or shrunk
+        preferred = [r for r in shrunk if r["failure"] == sim.control] or shrunk
         shortest = min(preferred, key=lambda r: (r["shrunk_length"], r["walk"])) if preferred else None
+        first: dict[tuple[str, str], tuple[int, int]] = {}
+        steps = 0
+        for i, r in enumerate(mine):
+            steps += r["length"]
+            if r["status"] != PASS:
+                first.setdefault((r["status"], r["failure"]), (i + 1, steps))
         out.append(ConfigSummary(
-            name, control, len(mine), sum(r["length"] for r in mine), actions, len(seen), growth,
+            name, sim.control, len(mine), sum(r["length"] for r in mine), actions, len(seen), growth,
             Counter((r["status"], r["failure"]) for r in mine if r["status"] != PASS),
-            Counter(k for r in mine for k in r["tolerated"]), shortest))
+            Counter(k for r in mine for k in r["tolerated"]), shortest, sim.live,
+            sum(r["fair_steps"] or 0 for r in mine), sum(bool(r["quiescent"]) for r in mine), first))
     return out
+
+
+def _liveness_section(summaries: list[ConfigSummary]) -> list[str]:
+    """The liveness configurations: their walks, fair suffixes, and failures per property with the first found."""
+    live = [s for s in summaries if s.live]
+    if not live:
+        return []
+    lines = ["## Liveness", "",
+             f"Liveness walks: faults up to a random cut point, then a fair suffix of at most {FAIR_BOUND} steps "
+             "(conformance/simulation/fair.py); every liveness property must hold at its end. They draw no "
+             "ControllerMetadataLoss (the code does not survive it: controls.py, meta-loss). First failure: the walks "
+             "and steps run in the configuration up to and including the first walk failing so.", "",
+             "| configuration | control | walks | fair steps (mean) | quiescent | failures per property | first failure "
+             "(walks, steps) | tolerated |", "|---|---|---|---|---|---|---|---|"]
+    for s in live:
+        failures = ", ".join(f"{name} x{n}" + ("" if kind == LIVENESS_FAILURE else f" ({kind})")
+                             for (kind, name), n in sorted(s.failures.items())) or "none"
+        first = ", ".join(f"{name}: walk {w}, {steps} steps" for (_, name), (w, steps) in sorted(s.first.items())) or "-"
+        tolerated = ", ".join(f"{k} x{n}" for k, n in sorted(s.tolerated.items())) or "-"
+        mean = s.fair_steps / s.walks if s.walks else 0
+        lines.append(f"| {s.name} | {s.control or 'safe'} | {s.walks} | {s.fair_steps} ({mean:.1f}) | {s.quiescent}/{s.walks} | "
+                     f"{failures} | {first} | {tolerated} |")
+    return [*lines, ""]
 
 
 def _save(fig: Any, path: Path) -> None:
@@ -145,7 +185,7 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
     tags = sorted({t for s in summaries for t in s.actions})
     for s in summaries:
         lines.append(f"| {s.name} | " + " | ".join(str(s.actions[t]) for t in tags) + " |")
-    lines += ["", "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
+    lines += ["", *_liveness_section(summaries), "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).encode())
     return path, problems

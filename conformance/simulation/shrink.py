@@ -5,6 +5,9 @@ skipped, and it is kept only if it fails with the same kind and name (the same i
 divergence on the same field), cut at that failure. Faults are dropped first, one at a time; then chunks
 of halving size, down to single actions; rounds repeat until nothing more can be dropped. Everything
 is deterministic: the same walk always shrinks to the same trace.
+
+A liveness walk shrinks the same way: the candidates are sub-lists of its faulty prefix, each re-run with its fair
+suffix computed afresh (campaign.rerun with ``live``), kept if the same liveness property is stuck at the end.
 """
 
 from __future__ import annotations
@@ -23,14 +26,16 @@ def _is_fault(action: Mapping[str, Any]) -> bool:
     return action["tag"] in FAULTS or bool(action.get("lost"))
 
 
-def shrink(config: Config, actions: Sequence[Mapping[str, Any]], failure: Failure, tolerate: Sequence[str] = ()) -> Run:
-    """The smallest failing run found from ``actions`` (which fail with ``failure``)."""
+def shrink(config: Config, actions: Sequence[Mapping[str, Any]], failure: Failure, tolerate: Sequence[str] = (),
+           live: bool = False, control: str | None = None) -> Run:
+    """The smallest failing run found from ``actions`` (which fail with ``failure``); ``live``: ``actions`` is a
+    liveness walk's prefix (``control`` as for campaign.rerun), and the run returned has its fair suffix."""
     with_impl = failure.kind == DIVERGENCE  # a violation is the reference's alone: re-run only it
     budget = [MAX_RERUNS]
 
     def fails(candidate: list[dict[str, Any]]) -> Run | None:
         budget[0] -= 1
-        run = rerun(config, candidate, tolerate, with_impl)
+        run = rerun(config, candidate, tolerate, with_impl, live, control)
         same = run.failure is not None and (run.failure.kind, run.failure.name) == (failure.kind, failure.name)
         return run if same else None
 
@@ -40,14 +45,14 @@ def shrink(config: Config, actions: Sequence[Mapping[str, Any]], failure: Failur
     changed = True
     while changed and budget[0] > 0:
         changed = False
-        for i in reversed([i for i, a in enumerate(best.actions) if _is_fault(a)]):
-            if i < len(best.actions) and budget[0] > 0 and (run := fails(best.actions[:i] + best.actions[i + 1:])):
+        for i in reversed([i for i, a in enumerate(best.prefix) if _is_fault(a)]):
+            if i < len(best.prefix) and budget[0] > 0 and (run := fails(best.prefix[:i] + best.prefix[i + 1:])):
                 best, changed = run, True
-        size = len(best.actions) // 2
+        size = len(best.prefix) // 2
         while size >= 1 and budget[0] > 0:
             start = 0
-            while start < len(best.actions) and budget[0] > 0:
-                run = fails(best.actions[:start] + best.actions[start + size:])
+            while start < len(best.prefix) and budget[0] > 0:
+                run = fails(best.prefix[:start] + best.prefix[start + size:])
                 if run is not None and len(run.actions) < len(best.actions):
                     best, changed = run, True
                 else:

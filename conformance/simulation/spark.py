@@ -37,7 +37,9 @@ from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.simulation import store
 from autoswitch.conformance.simulation.campaign import (
     DEFAULT_CONFIGS,
+    LIVENESS_FAILURE,
     PASS,
+    Run,
     SimConfig,
     action_counts,
     check_weights,
@@ -123,7 +125,8 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
     its trace under ``out`` when it is shrunk or sampled. Returns its row."""
     seed = walk_seed(campaign.seed, sim.name, walk)
     config = sim.config
-    run = run_walk(config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated)
+    run = run_walk(config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated, live=sim.live, control=sim.control,
+                   warm=sim.warm)
     failure = run.failure
     row: dict[str, Any] = {
         "config": sim.name, "walk": walk, "seed": seed, "length": len(run.actions), "faults": fault_count(run.actions),
@@ -131,17 +134,23 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
         "status": PASS if failure is None else failure.kind, "failure": failure and failure.name,
         "failure_step": failure and failure.step, "detail": failure and failure.detail, "tolerated": run.tolerated,
         "shrunk_length": None, "shrunk_faults": None, "trace": None, "trace_expects": None,
+        "fair_steps": run.fair, "quiescent": run.quiescent if sim.live else None,
     }
     meta = {"generator": "autoswitch simulate", "campaign": {"seed": campaign.seed, "config": sim.name, "walk": walk,
             "walkSeed": seed, "length": campaign.length}, "reproduce": campaign.reproduce(sim.name, walk), **config.to_meta()}
     if failure is not None and (failure.kind, failure.name) not in shrunk:
         shrunk.add((failure.kind, failure.name))
-        small = shrink(config, run.actions, failure, sim.tolerated)
+        live = failure.kind == LIVENESS_FAILURE  # else a safety failure: shrunk as one, fair suffix and all
+        small = shrink(config, run.prefix if live else run.actions, failure, sim.tolerated, live, sim.control)
         row["shrunk_length"], row["shrunk_faults"] = len(small.actions), fault_count(small.actions)
-        first = rerun(config, small.actions, with_impl=False).failure  # what a replay sees first: nothing tolerated
-        if first is not None:
-            meta["expect"] = {"violation": first.name, "state": first.step}
-            row["trace_expects"] = f"{first.name} at state {first.step}"
+        expect: dict[str, Any] = {}
+        if (first := rerun(config, small.actions, with_impl=False).failure) is not None:  # what a replay sees first: nothing tolerated
+            expect = {"violation": first.name, "state": first.step}
+        if live:
+            expect.update(live_expectation(small))
+        if expect:
+            meta["expect"] = expect
+            row["trace_expects"] = _describe(expect)
         row["trace"] = f"failures/{sim.name}/walk-{walk}.itf.json"
         if out is not None:
             store.write_atomic(store.trace_path(out, row["trace"]), dumps_trace(meta, trace_states(config, small.actions)).encode())
@@ -150,6 +159,22 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
         if out is not None:
             store.write_atomic(store.trace_path(out, row["trace"]), dumps_trace(meta, trace_states(config, run.actions)).encode())
     return row
+
+
+def live_expectation(run: Run) -> dict[str, Any]:
+    """A liveness failure's ``#meta.expect``: ``{"liveness": NAME, "process": P, "atEnd": true}`` (no ``process`` for a
+    property that is not per process): replay finds ``ok`` false at the trace's last state. (A liveness walk of a
+    control whose options also break an invariant may break it on the way: then ``violation`` and ``state`` too.)"""
+    assert run.failure is not None
+    who = next(s.process for s in run.stuck if s.name == run.failure.name)
+    return {"liveness": run.failure.name, **({"process": who} if who is not None else {}), "atEnd": True}
+
+
+def _describe(expect: Mapping[str, Any]) -> str:
+    said = [f"{expect['violation']} at state {expect['state']}"] if "violation" in expect else []
+    if "liveness" in expect:
+        said.append(f"{expect['liveness']}" + (f" of {expect['process']}" if "process" in expect else "") + " at the end")
+    return ", ".join(said)
 
 
 def walk_as_expected(row: Mapping[str, Any], sim: SimConfig) -> bool:

@@ -5,7 +5,7 @@ Layout of a campaign's output folder (every path built by :func:`inside`, so not
 
     campaign.json                          the campaign's parameters (a re-run must match them)
     rows/config=<name>/chunk=<k>/part.parquet, _DONE   per-walk rows; _DONE marks a finished chunk
-    failures/<name>/walk-<i>.itf.json      shrunk failing walks (ITF, #meta.expect for a violation)
+    failures/<name>/walk-<i>.itf.json      shrunk failing walks (ITF, #meta.expect for a violation or a liveness property)
     corpus/<name>/walk-<i>.itf.json        a sample of passing walks (ITF)
     runs.jsonl                             one line per invocation: where it ran, what it did, how long
     report.md, coverage.png, violations.png    the summary
@@ -51,7 +51,7 @@ ROW_SCHEMA = pa.schema([
     ("actions", pa.map_(pa.string(), pa.int64())), ("distinct_states", pa.int64()), ("states", pa.list_(pa.int64())),
     ("status", pa.string()), ("failure", pa.string()), ("failure_step", pa.int64()), ("detail", pa.string()),
     ("tolerated", pa.map_(pa.string(), pa.int64())), ("shrunk_length", pa.int64()), ("shrunk_faults", pa.int64()),
-    ("trace", pa.string()), ("trace_expects", pa.string()),
+    ("trace", pa.string()), ("trace_expects", pa.string()), ("fair_steps", pa.int64()), ("quiescent", pa.bool_()),
 ])
 MARKER_FORMAT = 1
 # What a campaign folder may hold; a folder with anything else and no campaign.json is not a campaign's.

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from cli_cases import Case, run_case
 
+from autoswitch.conformance.simulation.campaign import MOVES
+
 TINY = ("simulate", "--walks", "2", "--length", "5", "--configs", "safe-rocketmq-2p", "--master", "none")
 OUT = ("--out", "{tmp}/o")
-ZERO_MOVES = ",".join(f"{m}=0" for m in ("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request"))
+ZERO_MOVES = ",".join(f"{m}=0" for m in MOVES)
 
 CASES = [
     Case("tiny-campaign", (*TINY, *OUT), 0, "safe-rocketmq-2p"),
@@ -42,6 +44,11 @@ CASES = [
     Case("weights-lost-above-one", (*TINY, "--weights", "lost=2", *OUT), 2, "lost is a probability"),
     Case("weights-all-zero", (*TINY, "--weights", ZERO_MOVES, *OUT), 2, "every move of safe-rocketmq-2p weighs 0"),
     Case("configs-glob", (*TINY[:-3], "safe-rocketmq-*", "--master", "none", *OUT), 0, "safe-rocketmq-3p"),
+    Case("configs-liveness", (*TINY[:-3], "safe-rocketmq-2p-live", "--master", "none", *OUT), 0, "safe-rocketmq-2p-live"),
+    Case("liveness-control-not-found", (*TINY[:-3], "reentry-off-rocketmq-2p-live", "--master", "none", "--length", "1", *OUT), 1,
+         "negative control EventuallyInSync not found"),
+    Case("walk-liveness", (*TINY[:-3], "reentry-off-rocketmq-2p-live", "--master", "none", "--walk", "1", *OUT), 0,
+         "fair_steps"),
     Case("configs-unknown", (*TINY[:-3], "nope", "--master", "none", *OUT), 2, "no configuration matches 'nope'"),
     Case("configs-glob-matches-nothing", (*TINY[:-3], "zzz-*", "--master", "none", *OUT), 2, "no configuration matches 'zzz-*'"),
     Case("configs-empty", (*TINY[:-3], ",", "--master", "none", *OUT), 2, "no configuration named"),

@@ -2,7 +2,8 @@
 control: the safe ones show no violation or divergence, each control is found with the invariant
 MODEL.md §6 names, its shrunk trace is short and replays to exactly that violation on both models;
 the same seed gives the same rows, in one process as on Spark; a campaign re-run after losing or damaging
-chunks runs only those and ends with the same rows; Spark's scratch is removed, after success and failure."""
+chunks runs only those and ends with the same rows; Spark's scratch is removed, after success and failure. Liveness
+walks: safe ones heal, each liveness control is found and its trace ends where its property's ok is false."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from autoswitch.conformance.simulation.campaign import grid, walk_seed
 from autoswitch.conformance.simulation.report import summarize, write_report
 from autoswitch.conformance.simulation.spark import Campaign, bench, run_campaign, walk_row
 from autoswitch.conformance.simulation.store import LAYOUT, chunk_dir, load_rows
+from autoswitch.conformance.trace.itf import load_trace, plain
 from autoswitch.conformance.trace.replay import replay_file
+from autoswitch.reference.liveness import LIVENESS_BY_NAME
 
 SAFE = ("safe-rocketmq-2p", "safe-kip279-3p")
 # MODEL.md §6 (controls.py): negative control -> the invariant it must break; every one of the default grid but
@@ -194,3 +197,51 @@ def test_one_walk_reruns_alone_bit_for_bit(spark_campaign: tuple[Path, list[dict
     row = next(r for r in rows if r["config"] == "fast-leader-kip101-2p" and r["status"] != "pass" and r["trace"])
     again = walk_row(CAMPAIGN, grid()[row["config"]], row["walk"], None, set())  # alone, no output folder
     assert again == row and again["seed"] == walk_seed(7, row["config"], row["walk"])
+
+
+# Liveness walks (controls.py's liveness rows of the default grid): a safe configuration stays clean, each control is
+# found with its property, its shrunk trace expects the property at its end, where ok is false. retry-off and
+# reelect-off get their behaviour from helper lref's reference (issue 11): skipped until it is there.
+LIVE_CONTROLS = {c.simulation: c.liveness for c in in_default(SIMULATE) if c.simulation and c.liveness}
+LIVE_CAMPAIGN = Campaign(seed=7, walks=150, length=100, configs=("safe-rocketmq-2p-live", *LIVE_CONTROLS), chunk=150, sample=0)
+
+
+def _behaves(option: str) -> bool:
+    """Whether the reference reads ``option`` anywhere but where it is declared (reference/state.py)."""
+    reference = Path(__file__).resolve().parents[2] / "reference"
+    return any(f".{option}" in p.read_text() for p in reference.glob("*.py") if p.name != "state.py")
+
+
+@pytest.fixture(scope="module")
+def live_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    out = tmp_path_factory.mktemp("live")
+    run_campaign(LIVE_CAMPAIGN, out, "none")
+    return out, _rows(LIVE_CAMPAIGN, out)
+
+
+def test_safe_liveness_walks_heal_and_stay_clean(live_campaign: tuple[Path, list[dict]]) -> None:
+    _, rows = live_campaign
+    mine = [r for r in rows if r["config"] == "safe-rocketmq-2p-live"]
+    assert [(r["walk"], r["failure"], r["detail"]) for r in mine if r["status"] != "pass"] == []
+    assert all(r["quiescent"] and r["fair_steps"] is not None for r in mine)
+    assert sum(r["fair_steps"] for r in mine) > len(mine)  # the suffixes heal something
+
+
+@pytest.mark.parametrize("name", sorted(LIVE_CONTROLS))
+def test_each_liveness_control_is_found_and_its_trace_ends_stuck(name: str, live_campaign: tuple[Path, list[dict]]) -> None:
+    option = next(k for c in in_default(SIMULATE) if c.simulation == name for k in c.options)
+    if not _behaves(option):
+        pytest.skip(f"{option} has no behaviour in the reference on this branch (helper lref's, issue 11)")
+    out, rows = live_campaign
+    prop = LIVE_CONTROLS[name]
+    assert grid()[name].control == prop
+    failing = [r for r in rows if r["config"] == name and r["status"] != "pass"]
+    assert failing and {(r["status"], r["failure"]) for r in failing} == {("liveness", prop)}, name
+    best = next(r for r in failing if r["trace"])
+    assert best["shrunk_length"] <= best["length"] and best["trace_expects"].endswith("at the end")
+    trace = load_trace(out / best["trace"])
+    expect = trace.meta["expect"]
+    assert expect["liveness"] == prop and expect["atEnd"] is True and trace.meta["reproduce"].endswith(f"--walk {best['walk']}")
+    last = {k: plain(v) for k, v in trace.states[-1].items()}
+    assert len(trace.states) == best["shrunk_length"] + 1
+    assert not LIVENESS_BY_NAME[prop].ok(last, expect.get("process"))
