@@ -73,6 +73,17 @@ def test_the_trace_is_the_rows_setting_and_breaks_its_property_at_its_last_state
     assert len(actions) - prefix == bug.steps
 
 
+@pytest.mark.parametrize("bug", [b for b in KNOWN_BUGS if b.kind == LIVENESS], ids=lambda b: b.id)
+def test_a_liveness_rows_lasso_once_merged_names_the_row_and_its_setting(bug) -> None:
+    path = CHECKOUT / bug.trace
+    if not path.is_file():
+        pytest.skip(f"{bug.trace}: the lasso comes with the liveness checker (pending: {', '.join(bug.pending)})")
+    trace = load_trace(path)
+    assert trace.meta["bug"] == bug.id
+    config, _, problem = config_from_meta(trace.meta)
+    assert config is not None and config.options == bug.model_options, problem
+
+
 @pytest.mark.parametrize("bug", SAFETY_ROWS, ids=lambda b: b.id)
 def test_the_fixed_setting_stops_the_counterexample(bug) -> None:
     assert bug.property in with_fix(CHECKOUT / bug.trace, bug.model_options)[2]
