@@ -12,6 +12,9 @@ which the trace reaches by the registration steps of conformance/check/checker.p
 counterexample; ``found_by`` says whether it is the checker's shortest within the bounds of ``config`` or the
 shortest trace known (a hand-written scenario, or a trace built action by action on the reference).
 
+A row's trace is written by :func:`adopt` from the checker's counterexample (``autoswitch check CONFIG``) or from the
+committed scenario ``source``; tests check both reproduce the committed file byte for byte.
+
 Safety rows are complete. The liveness rows need pieces merged later (the liveness checker, the ``MC_live_*``
 configurations and their lasso traces): ``pending`` lists what is missing; ``autoswitch bugs --run ID``
 (conformance/cli.py) runs whatever a row has.
@@ -19,6 +22,7 @@ configurations and their lasso traces): ``pending`` lists what is missing; ``aut
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -80,6 +84,7 @@ class KnownBug:
     start: str = INIT
     steps: int | None = None  # the counterexample's length after ``start``
     found_by: str = CHECKER
+    source: str | None = None  # the committed scenario the trace is adopted from (None: the checker's, or built)
     pending: tuple[str, ...] = ()  # what this row needs that is merged later
 
     @property
@@ -157,7 +162,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "appends the leader's later messages after it: the logs diverge. KIP-279 (Kafka 2.0) answers with the largest epoch "
         "the leader has at or below the requested one and its end, and the follower truncates to the smaller end "
         "(traces/kafka/K3-kip279.itf.json: the same case under kip279 holds).",
-        "LogMatching", _KAFKA_21_FIX, policy="kip101", options=_FAST_LEADER, control="kip101", steps=40, found_by=SCENARIO),
+        "LogMatching", _KAFKA_21_FIX, policy="kip101", options=_FAST_LEADER, control="kip101", steps=40, found_by=SCENARIO,
+        source="traces/kafka/K3-kip101.itf.json"),
     KnownBug(
         "kafka-7415", "a new leader answers UNDEFINED for an epoch it has no entry for", "Kafka",
         "KAFKA-7415 (PR apache/kafka#5678)", KAFKA_JIRA + "KAFKA-7415", REPORTED,
@@ -251,7 +257,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "LogMatching", Fix("epochReentryFix = true (hypothetical: truncate only the epochs above E)", _ROCKETMQ_SAFE,
                            _ROCKETMQ_SAFE_EVIDENCE + "; traces/truncation/T9-epoch-reentry-fixed.itf.json",
                            options={"epoch_reentry_fix": True}),
-        options={"epoch_reentry_fix": False}, control="reentry-off", steps=32, found_by=SCENARIO),
+        options={"epoch_reentry_fix": False}, control="reentry-off", steps=32, found_by=SCENARIO,
+        source="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
     # --- RocketMQ: liveness (the liveness checker, the MC_live_* configurations and the lassos are merged later) ---
     KnownBug(
         "rocketmq-6382", "no re-election once the triggered retries fail", "RocketMQ",
@@ -305,6 +312,27 @@ BY_ID = {b.id: b for b in KNOWN_BUGS}
 
 def by_id(bug_id: str) -> KnownBug | None:
     return BY_ID.get(bug_id)
+
+
+def adopt(bug: KnownBug, source: str | Path, root: Path = CHECKOUT) -> Path:
+    """Write ``source`` (a counterexample of ``autoswitch check``, or the committed scenario ``bug.source``) as the
+    row's trace under ``root``: the same states (and ``loop``, for a lasso) byte for byte, its ``#meta`` with the row's
+    ``bug`` and ``reference`` added, its description prefixed with the row's title, and a scenario's name replaced by
+    the file it came from (relative to the checkout)."""
+    source = Path(source)
+    doc = json.loads(source.read_text())
+    meta = {k: v for k, v in doc["#meta"].items() if k != "scenario"}
+    if "scenario" in doc["#meta"]:
+        meta["source"] = str(source.resolve().relative_to(CHECKOUT))
+    meta["description"] = f"known bug {bug.id} ({bug.reference}): {bug.title}. {meta.get('description', '')}"
+    meta.update(bug=bug.id, reference=bug.reference)
+    head = json.dumps({"#meta": meta, "params": doc.get("params", []), "vars": doc["vars"]}, indent=1)[:-2]
+    lines = [json.dumps(state, separators=(",", ":")) for state in doc["states"]]
+    tail = "".join(f',\n {json.dumps(k)}: {json.dumps(v)}' for k, v in doc.items() if k not in ("#meta", "params", "vars", "states"))
+    path = root / bug.trace
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head + ',\n "states": [\n  ' + ",\n  ".join(lines) + "\n ]" + tail + "\n}\n")
+    return path
 
 
 def with_fix(path: str | Path, options: Options) -> tuple[int, str | None, list[str]]:
@@ -378,6 +406,7 @@ def _shortest(bug: KnownBug) -> str:
     if bug.steps is None:
         return "(lasso, after the merge)"
     how = {CHECKER: "shortest (checker)", SCENARIO: "scenario", BUILT: "built"}[bug.found_by]
+    how = "lasso, " + how if bug.kind == LIVENESS else how
     after = "" if bug.start == INIT else " after registration"
     return f"{bug.steps} steps{after}, {how}"
 

@@ -23,6 +23,7 @@ from autoswitch.conformance.known_bugs import (
     KNOWN_BUGS_DIR,
     LIVENESS,
     SAFETY,
+    adopt,
     markdown_table,
     reproduce,
     with_fix,
@@ -107,6 +108,14 @@ def test_the_row_agrees_with_its_control(bug) -> None:
     if bug.config is not None:
         assert control.cfg == bug.config
         assert control.steps in (None, bug.steps)
+    if bug.source is not None:
+        assert control.trace == bug.source
+
+
+@pytest.mark.parametrize("bug", [b for b in KNOWN_BUGS if b.source], ids=lambda b: b.id)
+def test_a_scenario_rows_trace_is_its_scenario_adopted(bug, tmp_path: Path) -> None:
+    written = adopt(bug, CHECKOUT / bug.source, tmp_path)
+    assert written.read_bytes() == (CHECKOUT / bug.trace).read_bytes()
 
 
 def test_every_negative_control_is_a_known_bug_or_a_larger_copy_of_one() -> None:
