@@ -44,7 +44,6 @@ CHECKER, SCENARIO, BUILT = "checker", "scenario", "built"  # found_by: how the t
 INIT, INIT_REGISTERED = "Init", "InitRegistered"
 
 ROCKETMQ_ISSUE = "https://github.com/apache/rocketmq/issues/"
-ROCKETMQ_PULL = "https://github.com/apache/rocketmq/pull/"
 KAFKA_JIRA = "https://issues.apache.org/jira/browse/"
 KAFKA_KIP = "https://cwiki.apache.org/confluence/display/KAFKA/"
 ROCKETMQ_DEPLOY_DOC = "https://github.com/apache/rocketmq/blob/develop/docs/en/controller/deploy.md"

@@ -18,10 +18,13 @@ from autoswitch.conformance.engines import config_from_meta
 from autoswitch.conformance.known_bugs import (
     BY_ID,
     CHECKOUT,
+    DERIVED,
+    DOCUMENTED,
     INIT_REGISTERED,
     KNOWN_BUGS,
     KNOWN_BUGS_DIR,
     LIVENESS,
+    REPORTED,
     SAFETY,
     adopt,
     markdown_table,
@@ -51,7 +54,9 @@ def test_every_row_names_a_property_a_reference_and_a_fix() -> None:
     for b in KNOWN_BUGS:
         assert b.property in INVARIANTS | set(LIVENESS_BY_NAME), b.id
         assert (b.kind == LIVENESS) == (b.property in LIVENESS_BY_NAME)
-        assert b.url.startswith("https://") or b.reference.startswith("derived from the code, ROCKETMQ.md §"), b.id
+        assert (b.origin == DERIVED) == b.reference.startswith("derived from the code, ROCKETMQ.md §") == (b.url == ""), b.id
+        assert b.origin in (REPORTED, DOCUMENTED, DERIVED) and (b.url == "" or b.url.startswith("https://"))
+        assert b.system in ("RocketMQ", "Kafka") and b.id.startswith(b.system.lower()) or b.id.startswith("kip-")
         assert b.fault is None or b.fault in NEW_FAULTS
         assert b.fixed_options != b.model_options or b.fault is not None, f"{b.id}: the fix changes nothing"
         assert b.options or b.policy != "rocketmq" or b.fault, f"{b.id}: the safe defaults are no bug"
