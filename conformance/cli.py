@@ -657,3 +657,47 @@ def _fuzz_table(rows: Counter, inputs: int, seed: int) -> None:
         table.add_row(mutation, str(sum(counts)), *map(str, counts))
     table.add_row("all", str(inputs), *(str(sum(n for (_, o), n in rows.items() if o == outcome)) for outcome in outcomes))
     console.print(table)
+
+
+@main.command()
+@click.option("--run", "bug_id", metavar="ID", default=None, help="Reproduce this row (an ID of the list).")
+@click.option("--check/--no-check", "check_fixed", default=True, show_default=True,
+              help="With --run: model-check the fixed setting when it is one of the small configurations.")
+@click.option("--out", type=click.Path(file_okay=False), default="out/check", show_default=True,
+              help="With --run: where a counterexample of the fixed setting would be written.")
+@click.option("--markdown", is_flag=True, help="Print the catalogue as the README's table.")
+@spec_dir_option
+def bugs(bug_id: str | None, check_fixed: bool, out: str, markdown: bool, spec_dir: str | None) -> None:
+    """The known RocketMQ and Kafka bugs the model reproduces (conformance/known_bugs.py): reference, setting,
+    property, shortest counterexample (traces/known-bugs/) and the fixed setting that holds.
+
+    --run ID replays the row's counterexample on both models (it must break the row's property, as its #meta.expect
+    says), runs its actions under the fixed setting (the property must hold), and model-checks the fixed setting when
+    it is small (--no-check: not). Exits 1 if one of these fails or the row cannot run on this build (a missing trace
+    or configuration), 2 for an unknown ID."""
+    from autoswitch.conformance.known_bugs import KNOWN_BUGS, by_id, markdown_table, reproduce
+
+    if bug_id is None:
+        if markdown:
+            click.echo(markdown_table(), nl=False)
+            return
+        table = Table(title="known bugs the model reproduces")
+        for column in ("id", "reference", "setting", "property", "steps", "fixed setting", "status"):
+            table.add_column(column)
+        for b in KNOWN_BUGS:
+            table.add_row(b.id, b.reference, b.setting, b.property, "-" if b.steps is None else str(b.steps), b.fix.config,
+                          "pending: " + ", ".join(b.pending) if b.pending else "complete")
+        table_console(width=None if sys.stdout.isatty() else 200).print(table)
+        return
+    bug = by_id(bug_id)
+    if bug is None:
+        raise BadInput(f"--run: unknown known bug {bug_id!r}; known: {', '.join(b.id for b in KNOWN_BUGS)}")
+    _use_spec_dir(spec_dir)
+    out_dir = output_folder(out, "--out") if check_fixed else Path(out)
+    console.print(f"{bug.id}: {bug.title} ({bug.reference}); breaks {bug.property}")
+    failed = False
+    for check in reproduce(bug, check_fixed, out_dir):
+        mark = {True: "ok", False: "FAILED", None: "-"}[check.ok]
+        console.print(f"  {mark:6} {check.what}: {check.detail}", style="bold red" if check.ok is False else None)
+        failed |= check.ok is False
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
