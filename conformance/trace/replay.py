@@ -164,10 +164,15 @@ EXPECT_KEYS = ("violation", "state")
 
 
 def _expected_violation(trace: Trace) -> tuple[str, int] | None:
-    """``#meta.expect`` of a walk: exactly ``violation`` (a property of MODEL.md §6) and ``state`` (an index of the trace)."""
-    if "expect" not in trace.meta or _lasso_expected(trace):
+    """``#meta.expect`` of a walk: exactly ``violation`` (a property of MODEL.md §6) and ``state`` (an index of the trace)
+    (an at-end liveness expectation may carry them too: :func:`validate_at_end`)."""
+    if "expect" not in trace.meta:
         return None
     expect = trace.meta["expect"]
+    if _lasso_expected(trace):
+        if not (isinstance(expect, dict) and expect.get("atEnd") is True and "violation" in expect):
+            return None
+        expect = {k: expect[k] for k in EXPECT_KEYS if k in expect}
     if not isinstance(expect, dict) or set(expect) != set(EXPECT_KEYS):
         got = sorted(map(show_name, expect)) if isinstance(expect, dict) else show_name(expect)
         raise TraceError(trace.path, None, "#meta.expect", f"has exactly 'violation' (a property) and 'state' (an index); got {got}")
@@ -267,7 +272,7 @@ def _validate(trace: Trace, processes: Collection[str]) -> None:
             raise TraceError(trace.path, i, "outcome", "must be a record with a string 'code'")
 
 
-def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | None]:
+def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | AtEnd | None]:
     """A walk from Init checked before anything runs: its config (``#meta``), its states against the
     vocabulary, and the violation it expects (``#meta.expect``), if any: an invariant or action property and the
     state where it fails, or a lasso (:func:`validate_lasso`)."""
@@ -276,7 +281,42 @@ def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | None]
     if config is None:
         raise TraceError(trace.path, None, field, problem)
     _validate(trace, config.processes)
-    return config, validate_lasso(trace, config) or _expected_violation(trace)
+    return config, validate_at_end(trace, config) or validate_lasso(trace, config) or _expected_violation(trace)
+
+
+@frozen
+class AtEnd:
+    """A liveness walk's failure (conformance/simulation/fair.py): after its faults stopped and a fair schedule ran to
+    quiescence, ``ok(process)`` of ``prop`` is false at the trace's last state; ``violation``: an invariant it is
+    known to break on the way, or None."""
+
+    prop: Liveness
+    process: str | None
+    violation: tuple[str, int] | None
+
+
+AT_END_KEYS = ("liveness", "process", "atEnd", "violation", "state")
+
+
+def validate_at_end(trace: Trace, config: Config) -> AtEnd | None:
+    """``#meta.expect = {"liveness": NAME, "process": P, "atEnd": true}`` (``process`` exactly for a per-process
+    property; ``violation`` and ``state`` optionally, together), strictly; None for any other expectation."""
+    expect, path = trace.meta.get("expect"), trace.path
+    if not (isinstance(expect, dict) and "atEnd" in expect):
+        return None
+    if expect["atEnd"] is not True or trace.loop is not None or set(expect) - set(AT_END_KEYS) \
+            or ("violation" in expect) != ("state" in expect):
+        raise TraceError(path, None, "#meta.expect", "an at-end liveness expectation has 'liveness', 'atEnd': true, 'process' for a "
+                         "per-process property, optionally 'violation' with 'state', and no loop")
+    prop = LIVENESS_BY_NAME.get(expect.get("liveness")) if isinstance(expect.get("liveness"), str) else None
+    if prop is None:
+        raise TraceError(path, None, "#meta.expect.liveness", f"not a liveness property: {show_name(expect.get('liveness'))}; "
+                         f"known: {', '.join(LIVENESS_BY_NAME)}")
+    process = expect.get("process")
+    if prop.per_process != (process is not None) or (process is not None and process not in config.processes):
+        raise TraceError(path, None, "#meta.expect.process", f"{prop.name} {'needs' if prop.per_process else 'takes no'} 'process' "
+                         f"(a declared process: {', '.join(sorted(config.processes))}); got {show_name(process)}")
+    return AtEnd(prop, process, _expected_violation(trace))
 
 
 # --- lassos (liveness counterexamples) ---------------------------------------------------------------
@@ -384,7 +424,8 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return replay_truncation_step(trace, engine_name)
     config, expected = validate_walk(trace)
     lasso = expected if isinstance(expected, Lasso) else None
-    expected_violation = None if isinstance(expected, Lasso) else expected
+    at_end = expected if isinstance(expected, AtEnd) else None
+    expected_violation = None if isinstance(expected, Lasso) else at_end.violation if at_end is not None else expected
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
@@ -434,6 +475,12 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         return Result(trace.path, engine_name, VIOLATION, n, n, at, name, want, f"{name} at state {at}", f"invariant {name} fails")
     if lasso is not None:
         return check_lasso(trace, engine_name, config, lasso, in_loop)
+    if at_end is not None:
+        of = f" of {at_end.process}" if at_end.process else ""
+        if at_end.prop.ok(before, at_end.process):
+            return Result(trace.path, engine_name, MISSING_VIOLATION, n, n, n - 1, at_end.prop.name, "violated", "holds",
+                          f"{at_end.prop.name}{of} holds at the last state: the walk does not end stuck")
+        return Result(trace.path, engine_name, PASS, n, n, message=f"{at_end.prop.name}{of} is not ok at the end, as expected")
     note = "" if expected_violation is None else f"{expected_violation[0]} fails at state {expected_violation[1]}, as expected"
     return Result(trace.path, engine_name, PASS, n, n, message=note)
 
