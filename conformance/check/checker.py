@@ -33,7 +33,7 @@ from attrs import evolve, frozen
 from frozendict import frozendict
 
 from autoswitch.conformance.check.liveness import Graph, counts, fair_row, goals
-from autoswitch.conformance.check.specconfig import SWITCHES, SpecConfig, SpecConfigError
+from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError, lasso_next
 from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
@@ -398,6 +398,5 @@ def violation_trace_meta(spec: SpecConfig, violation: Violation) -> dict[str, An
     meta = {"generator": f"autoswitch check {spec.name}", "source": f"spec/{spec.name}.cfg", "description": what,
             **spec.meta(v.addrs), "expect": expect}
     if v.kind == "liveness":
-        meta["next"] = {"brokerIds": list(spec.broker_ids), "switches": [n for n in SWITCHES if spec.switch(n)],
-                        "faults": sorted(spec.faults)}
+        meta["next"] = lasso_next(spec)
     return meta

@@ -320,3 +320,10 @@ def _check_constants(path: Path, constants: Mapping[str, Any], at: Mapping[str, 
     strangers = sorted(set(constants.get("Faults", ())) - set(NEW_FAULTS))
     if strangers:
         raise SpecConfigError(f"{path}:{at['Faults']}: Faults names {', '.join(strangers)}: not one of {', '.join(NEW_FAULTS)}")
+
+
+def lasso_next(config: SpecConfig) -> dict[str, Any]:
+    """A lasso's ``#meta.next`` (conformance/trace/replay.py, LASSO_NEXT): the domains of Next replay tries for
+    enabledness; written by the checker and by the TLC import alike."""
+    return {"brokerIds": list(config.broker_ids), "switches": [n for n in SWITCHES if config.switch(n)],
+            "faults": sorted(config.faults)}

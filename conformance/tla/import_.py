@@ -13,7 +13,7 @@ The rules:
   first state in every variable, else the import fails naming the variable. The trace's first state
   is then replaced by the last registration step and the expected index shifts by their number;
 - a liveness counterexample (a lasso) keeps its ``loop`` index (shifted the same way), gets the state that
-  closes the loop (``closing_step``) and ``#meta.expect = {"liveness": NAME}``;
+  closes the loop (``closing_step``), ``#meta.expect = {"liveness": NAME, "process": P, "loop": i}`` and ``#meta.next``;
 - the budget's count ``faults`` is not a trace variable: ``project_state`` drops it.
 
 A trace that cannot be imported (a state that is not a spec state, addresses or broker ids outside the
@@ -33,7 +33,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance.check.checker import Checker, registration_steps
-from autoswitch.conformance.check.specconfig import SpecConfig
+from autoswitch.conformance.check.specconfig import SpecConfig, lasso_next
 from autoswitch.conformance.engines import KINDS, trace_states
 from autoswitch.conformance.engines.reference import ReferenceEngine
 from autoswitch.conformance.errors import InputError
@@ -126,7 +126,7 @@ def import_states(spec_states: Sequence[Mapping[str, Any]], config: SpecConfig, 
     """Spec states (decoded, padded) of ``config`` as a replayable trace; ``violation`` (the property the
     tool reported, at the last state) becomes ``#meta.expect``. With ``loop`` (a lasso: the last state steps
     back to ``spec_states[loop]``) the closing state is added (``closing_step``), ``violation`` is a liveness
-    property and ``#meta.expect`` is ``{"liveness": violation}``."""
+    property and ``#meta.expect`` is the lasso's (``lasso_expectation``), with ``#meta.next``."""
     if not spec_states:
         raise TraceImportError("the trace has no states")
     states = []
@@ -158,9 +158,22 @@ def import_states(spec_states: Sequence[Mapping[str, Any]], config: SpecConfig, 
     meta = config.meta(states[0]["addr"])
     meta["source"] = {"tool": tool, "config": config.name, "init": config.init,
                       "note": f"imported by autoswitch tla; {shift} registration steps generated in front"}
-    if violation is not None:
-        meta["expect"] = {"violation": violation, "state": len(states) - 1} if loop is None else {"liveness": violation}
+    if violation is not None and loop is not None:
+        meta["expect"] = lasso_expectation(states, loop, violation)
+        meta["next"] = lasso_next(config)
+    elif violation is not None:
+        meta["expect"] = {"violation": violation, "state": len(states) - 1}
     return Imported(meta, states, shift, loop)
+
+
+def lasso_expectation(states: Sequence[Mapping[str, Any]], loop: int, name: str) -> dict[str, Any]:
+    """A lasso's ``#meta.expect`` (conformance/check/checker.py writes the same): the property, the process whose
+    ``ok`` fails throughout the loop (per-process properties), the loop index."""
+    prop = LIVENESS_BY_NAME[name]
+    cycle = states[loop:]
+    who = next((p for p in sorted(cycle[0]["regState"]) if not any(prop.ok(v, p) for v in cycle)), None) \
+        if prop.per_process else None
+    return {"liveness": name, **({} if who is None else {"process": who}), "loop": loop}
 
 
 def apalache_states(path: str | Path) -> list[dict[str, Any]]:
