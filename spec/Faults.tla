@@ -87,15 +87,18 @@ Fault(A) ==
 
 \* crash_torn: Crash, but recovery cuts the last durable record too (a torn
 \* write).  Only a record nobody else relies on can be torn: above the
-\* confirmOffset checkpoint, not acknowledged to a producer, and not yet
-\* reported to any master as acked (a record the process served or reported
-\* was complete on its disk).
+\* confirmOffset checkpoint, not acknowledged to a producer, not yet
+\* reported to any master as acked, and, unless p is a slave (its master
+\* has the record), in no other process's log (a record the process served
+\* or reported was complete on its disk; a master's torn record that a slave
+\* already copied is left out: spec/README.md, "Faults").
 CrashTorn(p) ==
     /\ regState[p] \in UpStates
     /\ LET kept == Durable(p) IN
        /\ kept > confirmOffset[p]
        /\ log[p][kept][1] \notin acked
        /\ \A q \in Processes : metaFile[p] \in DOMAIN acks[q] => acks[q][metaFile[p]] < kept
+       /\ role[p] = SLAVE \/ \A q \in Processes \ {p} : Len(log[q]) >= kept => log[q][kept] # log[p][kept]
        /\ CrashKeeping(p, kept - 1, "CrashTorn")
 
 \* wipe_disk: a crashed broker's disk is wiped or replaced: its identity
