@@ -16,7 +16,7 @@ from .ha import BrokerSet
 from .metadata import META_FILE, TEMP_META_FILE, load_meta
 from .protocol import NO_BROKER_ID
 from .replicas_manager import ReplicasManager
-from .states import S_REGISTERED, S_ROLE_NONE, IllegalStateError, RegisterState
+from .states import S_REGISTERED, S_ROLE_NONE, S_SLAVE, IllegalStateError, RegisterState
 from .storage import Storage
 
 __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
@@ -173,16 +173,20 @@ class BrokerProcess:
     def torn_crash_enabled(self) -> bool:
         """CrashTorn's guard (spec/Broker.tla): up, and the last durable record ``kept - 1`` (``kept`` = the
         flushed prefix, min(flushed, LEO)) lies above confirmOffset, is not acknowledged to a producer, and was
-        reported to no master by an ack at or beyond ``kept``."""
+        reported to no master by an ack at or beyond ``kept``, and, unless it is a slave, is in no other process's log."""
         if self.replicas_manager is None:
             return False
         kept = self.commit_log.flushed
         if kept <= self.confirm_offset or self.commit_log.entries[kept - 1][0] in self.broker_set.acked:
             return False
-        me = self.meta_id
+        me, record = self.meta_id, self.commit_log.entries[kept - 1]
+        slave = self.replicas_manager.role is S_SLAVE  # its master has the record: another copy does not matter
         for process in self.broker_set.processes:
             manager = process.replicas_manager
             if manager is not None and manager.ha_service.acks.get(me, -1) >= kept:
+                return False
+            theirs = process.commit_log.entries
+            if not slave and process is not self and len(theirs) >= kept and theirs[kept - 1] == record:
                 return False
         return True
 

@@ -18,20 +18,24 @@ from frozendict import frozendict
 from . import epoch_file
 from .broker import OK, UP_STATES, crash_keeping, elect_wanted, require_process, with_process
 from .precondition import require
-from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, Controller, System
+from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, SLAVE, Controller, System
 
 LATE_REQUESTS = ("BrokerHeartbeat", "RegisterBrokerToController", "ElectMaster")  # what SendLate may compute
 
 
 def crash_torn(s: System, p: str) -> tuple[System, frozendict]:
     """CrashTorn (spec/Broker.tla): Crash, with the last flushed record torn and cut by recovery. Enabled only
-    where that record was never confirmed, acknowledged to a producer or reported to a master."""
+    where that record was never confirmed, acknowledged to a producer, reported to a master, or (unless ``p`` is a
+    slave, whose master has it) copied by another process: a master's torn record a slave already holds is left out."""
     proc = require_process(s, p, *UP_STATES)
     kept = min(proc.flushed, proc.leo)
     require(kept > proc.confirm_offset, f"{p} has no unconfirmed flushed record to tear")
     require(proc.log[kept - 1][0] not in s.acked, f"{p}'s record at offset {kept - 1} was acknowledged")
     reported = [q for q, x in s.procs.items() if proc.meta_file in x.acks and x.acks[proc.meta_file] >= kept]
     require(not reported, f"{p}'s record at offset {kept - 1} was reported to {', '.join(reported)}")
+    copied = [] if proc.role == SLAVE else [q for q, x in s.procs.items()
+                                            if q != p and x.leo >= kept and x.log[kept - 1] == proc.log[kept - 1]]
+    require(not copied, f"{p}'s record at offset {kept - 1} is already in the log of {', '.join(copied)}")
     return crash_keeping(s, p, kept - 1), OK
 
 

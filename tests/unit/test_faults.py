@@ -310,3 +310,12 @@ def test_a_process_configured_for_another_set_still_suffers_the_faults() -> None
     assert out == {"code": "OK"} and c.system.partitions == {frozenset({"pA", "pC"})}
     with pytest.raises(NotEnabled, match="configured for"):
         cluster.step(c, {"tag": "SendLate", "process": "pC", "request": "RegisterBrokerToController"}, SAFE)
+
+
+def test_crash_torn_keeps_a_masters_record_a_slave_copied() -> None:
+    """A master's last record that a slave already holds is not torn (the slave's copy would outlive it); the
+    slave itself may tear its copy (its master has the record)."""
+    s = written(2)
+    assert s.procs["pA"].role == "MASTER" and s.procs["pB"].log == s.procs["pA"].log
+    refused(evolve(s, procs=s.procs.set("pA", evolve(s.procs["pA"], confirm_offset=0))), {"tag": "CrashTorn", "process": "pA"},
+            "already in the log of pB")
