@@ -87,10 +87,16 @@ def _protocol_step(rng: random.Random, v: dict[str, Any], p: str, addrs: list[st
 def fault_action(rng: random.Random, v: dict[str, Any], tag: str) -> dict[str, Any] | None:
     """An action of a fault of MODEL.md §9 (or of the step that ends one: HealLink, DeliverLate) with its parameters
     drawn where it can be enabled: a cut link to heal, a process with a late request or a DOWN one to wipe; None when
-    there is none. A partition breaks the replication connection (``lost``) half the time."""
+    there is none. A partition breaks the replication connection (``lost``) half the time.
+
+    The controller loses its metadata only once every process holds an id in its meta file (and no temp file), and a
+    disk is wiped only while the controller knows the set: the two bounds of README.md, "Faults". A broker with no
+    id after a metadata loss is handed an id another broker holds (UniqueBrokerIds breaks: the finding of
+    traces/faults/controller-metadata-loss-reuses-id.itf.json, and of MC_live_meta for liveness)."""
     procs = sorted(v["regState"])
     if tag == "ControllerMetadataLoss":
-        return {"tag": tag}
+        settled = all(v["metaFile"][p] != 0 and v["tempFile"][p]["brokerId"] == 0 for p in procs)
+        return {"tag": tag} if settled else None
     if tag == "HealLink":
         links = sorted(sorted(link) for link in v.get("partitions", ()))
         if not links:
@@ -101,7 +107,7 @@ def fault_action(rng: random.Random, v: dict[str, Any], tag: str) -> dict[str, A
         late = sorted(v.get("late", {}))
         return {"tag": tag, "process": rng.choice(late)} if late else None
     if tag == "WipeDisk":
-        down = [p for p in procs if v["regState"][p] == "DOWN"]
+        down = [p for p in procs if v["regState"][p] == "DOWN" and v["replicas"]]
         return {"tag": tag, "process": rng.choice(down)} if down else None
     p = rng.choice(procs)
     if tag == "PartitionLink":

@@ -79,13 +79,21 @@ def test_safe_liveness_walks_end_quiescent_and_clean() -> None:
 
 @pytest.mark.parametrize("tag", FAULT_MOVES)
 def test_each_fault_move_builds_its_action_tables_record(tag: str) -> None:
-    if tag not in ACTIONS:
-        pytest.skip(f"{tag} is helper lref's (issue 11), not in the action table on this branch")
     v = make_engine("reference", grid()["safe-rocketmq-2p"].config).variables()
     v = {**v, "regState": {"p1": "DOWN", "p2": "REGISTERED"}, "partitions": frozenset({frozenset({"p1", "p2"})}),
+         "metaFile": {"p1": 1, "p2": 2}, "replicas": {1: {"addr": "a", "checkCode": "a;0"}, 2: {"addr": "b", "checkCode": "b;1"}},
          "late": {"p1": {"tag": "BrokerHeartbeat", "brokerId": 1, "epoch": 1, "maxOffset": 0, "priority": 0}}}
     action = fault_action(random.Random(1), v, tag)
     assert action is not None and action["tag"] == tag and set(action) - {"tag"} == set(ACTIONS[tag].params)
+
+
+def test_metadata_loss_and_wipes_are_drawn_only_within_their_bounds() -> None:
+    """generate.fault_action: no metadata loss while a process has no id (it would be handed a used one), no wipe
+    while the controller does not know the set (README.md, "Faults")."""
+    v = make_engine("reference", grid()["safe-rocketmq-2p"].config).variables()
+    assert fault_action(random.Random(1), v, "ControllerMetadataLoss") is None  # fresh processes: no ids yet
+    v = {**v, "regState": {"p1": "DOWN", "p2": "REGISTERED"}}
+    assert fault_action(random.Random(1), v, "WipeDisk") is None  # the controller knows no set
 
 
 def test_liveness_walks_lose_no_controller_metadata_which_the_code_does_not_survive() -> None:
