@@ -258,7 +258,7 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
                            options={"epoch_reentry_fix": True}),
         options={"epoch_reentry_fix": False}, control="reentry-off", steps=32, found_by=SCENARIO,
         source="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
-    # --- RocketMQ: liveness (the liveness checker, the MC_live_* configurations and the lassos are merged later) ---
+    # --- RocketMQ: liveness (lassos of the explicit-state checker on the MC_live_* configurations) ---
     KnownBug(
         "rocketmq-6382", "no re-election once the triggered retries fail", "RocketMQ",
         "apache/rocketmq #6382 (fix PR #6383, 5.1.1; first asked in #5009)", ROCKETMQ_ISSUE + "6382", REPORTED,
@@ -268,9 +268,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "election for every set whose master is inactive while some member is alive. Without it a set whose retries "
         "happened while no member was alive stays without a master after members come back.",
         "EventuallyMaster", Fix("reelectScan = true (the periodic scan of 5.1.1)", "MC_live_reg",
-                                "autoswitch check MC_live_reg (after the merge); MC_live_data", options={"reelect_scan": True}),
-        options={"reelect_scan": False}, config="MC_live_neg_reelect", found_by=CHECKER,
-        pending=("spec/MC_live_neg_reelect.cfg", "the liveness checker", "the lasso trace")),
+                                "autoswitch check MC_live_reg MC_live_data", options={"reelect_scan": True}),
+        options={"reelect_scan": False}, config="MC_live_neg_reelect", start=INIT_REGISTERED, found_by=CHECKER),
     KnownBug(
         "rocketmq-10875", "JRaft controller: the re-election scan's predicate is negated", "RocketMQ",
         "apache/rocketmq #8380 (PR #8383, not merged) and #10875 (fix PR #10885)", ROCKETMQ_ISSUE + "10875", REPORTED,
@@ -280,9 +279,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "still reported once, so the first election happens; what is lost is the retry, which the model states as "
         "reelectScan = false, as for #6382 (ROCKETMQ.md §6.4).",
         "EventuallyMaster", Fix("the predicate un-negated (PR #10885): reelectScan = true", "MC_live_reg",
-                                "autoswitch check MC_live_reg (after the merge); MC_live_data", options={"reelect_scan": True}),
-        options={"reelect_scan": False}, config="MC_live_neg_reelect", found_by=CHECKER,
-        pending=("spec/MC_live_neg_reelect.cfg", "the liveness checker", "the lasso trace")),
+                                "autoswitch check MC_live_reg MC_live_data", options={"reelect_scan": True}),
+        options={"reelect_scan": False}, config="MC_live_neg_reelect", start=INIT_REGISTERED, found_by=CHECKER),
     KnownBug(
         "rocketmq-epoch-reentry-stuck", "a slave finds no consistent point after an epoch re-entry", "RocketMQ",
         "derived from the code, ROCKETMQ.md §8.6, §8.2 and §10 item 12", "", DERIVED,
@@ -291,9 +289,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "earlier one it cannot use, so its handshake never finds a consistent point and it never leaves READY: it never "
         "copies the master's log again (ROCKETMQ.md §8.2: with no common epoch the slave never progresses).",
         "EventuallyInSync", Fix("epochReentryFix = true (hypothetical)", "MC_live_data",
-                                "autoswitch check MC_live_data (after the merge)", options={"epoch_reentry_fix": True}),
-        options={"epoch_reentry_fix": False}, config="MC_live_neg_reentry", start=INIT_REGISTERED, found_by=CHECKER,
-        pending=("spec/MC_live_neg_reentry.cfg", "the liveness checker", "the lasso trace")),
+                                "autoswitch check MC_live_data", options={"epoch_reentry_fix": True}),
+        options={"epoch_reentry_fix": False}, config="MC_live_neg_reentry", start=INIT_REGISTERED, found_by=CHECKER),
     KnownBug(
         "rocketmq-controller-metadata-loss", "brokers stranded after the controller loses its metadata", "RocketMQ",
         "derived from the code, ROCKETMQ.md §7.5 and §7.2", "", DERIVED,
@@ -302,9 +299,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "and a restarted broker with a meta file never applies its id again: it stays unregistered for ever. No fix "
         "exists in RocketMQ at the snapshot; without the fault every broker registers.",
         "EventuallyRegistered", Fix("none in RocketMQ: without the fault MC_live_reg holds", "MC_live_reg",
-                                    "autoswitch check MC_live_reg (after the merge)"),
-        fault="ControllerMetadataLoss", config="MC_live_meta", start=INIT_REGISTERED, found_by=CHECKER,
-        pending=("spec/MC_live_meta.cfg", "the ControllerMetadataLoss action", "the liveness checker", "the lasso trace")),
+                                    "autoswitch check MC_live_reg"),
+        fault="ControllerMetadataLoss", config="MC_live_meta", start=INIT_REGISTERED, found_by=CHECKER),
 )
 
 BY_ID = {b.id: b for b in KNOWN_BUGS}

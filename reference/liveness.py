@@ -87,6 +87,7 @@ def master_of(v: Vars, p: str) -> str | None:
 def _in_sync(v: Vars, p: str | None) -> bool:
     """EventuallyInSync's ok for process p: it is not a REGISTERED slave of a REGISTERED master reachable over an
     unpartitioned link, or it is connected (TRANSFER) and its log equals the master's."""
+    assert p is not None, "a per-process property"
     if v["regState"][p] != REGISTERED or v["role"][p] != SLAVE:
         return True
     m = master_of(v, p)
