@@ -20,6 +20,7 @@ from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expect
 from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import Result, replay_file
+from autoswitch.reference.liveness import LIVENESS_BY_NAME
 
 LIVENESS_VIOLATION = "liveness violation"
 LIVENESS_CONTROLS = "MC_live_neg_"  # the liveness negative controls: any liveness property may be the one violated
@@ -91,7 +92,8 @@ class CheckVerdict:
         """Both find a liveness violation, or neither (TLC names no temporal property: the verdict alone is compared)."""
         assert self.tlc is not None
         v = self.result.violation
-        tlc_temporal = self.tlc.verdict == VIOLATION and self.tlc.problem.startswith(TLC_TEMPORAL)
+        tlc_temporal = self.tlc.verdict == VIOLATION and (self.tlc.violated in LIVENESS_BY_NAME
+                                                          or self.tlc.problem.startswith(TLC_TEMPORAL))
         return (v is not None and v.kind == "liveness") == tlc_temporal
 
     @property

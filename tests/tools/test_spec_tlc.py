@@ -228,9 +228,27 @@ def test_liveness_control_gives_a_lasso() -> None:
     projected = [project_state(s) for s in spec_states]
     assert liveness_broken(projected, loop, cfg.liveness) == "EventuallyRegistered"
     imported = import_states(spec_states, cfg, tool="TLC", violation="EventuallyRegistered", loop=loop)
-    assert imported.meta["expect"] == {"liveness": "EventuallyRegistered"}
+    assert imported.meta["expect"] == {"liveness": "EventuallyRegistered", "process": imported.meta["expect"]["process"],
+                                       "loop": imported.loop}
+    assert set(imported.meta["next"]) == {"brokerIds", "switches", "faults"}
     last, back = imported.states[-1], imported.states[imported.loop]
     assert all(last[name] == back[name] for name in SYSTEM_VARS)
     assert all("faults" not in s for s in imported.states)
     # the process that never registers: APPLY_FAILED throughout the loop (RegisterRetry = FALSE)
     assert any(all(s["regState"][p] == "APPLY_FAILED" for s in imported.states[imported.loop:]) for p in cfg.processes)
+
+
+@needs_tlc
+@pytest.mark.parametrize("name", ["MC_live_data", "MC_live_neg_retry"])
+def test_checker_and_tlc_agree_on_the_liveness_verdict(name: str, tmp_path: Path) -> None:
+    """autoswitch check --tlc: the same liveness verdict from both (and the same counts where TLC explores the whole
+    graph: a configuration that holds); the checker's lasso replays on both engines."""
+    from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
+
+    verdict = compare_with_tlc(check_config(load_checker(name, False), tmp_path, True), tmp_path)
+    assert verdict.liveness_compared and verdict.same_liveness_as_tlc, verdict
+    assert verdict.ok, verdict
+    if name == "MC_live_data":
+        assert verdict.same_as_tlc and verdict.result.distinct == 2226
+    else:
+        assert verdict.result.violation is not None and verdict.result.violation.kind == "liveness"
