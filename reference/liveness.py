@@ -160,9 +160,18 @@ FAIRNESS = (
 FAIR_TAGS = frozenset(f.tag for f in FAIRNESS)
 
 
+def fair_row(action: Mapping[str, Any]) -> Fair | None:
+    """The FAIRNESS row ``action`` (a record of Next) is an instance of, its guard aside (the checker looks it up
+    once per record of Next, then evaluates ``counts`` per state)."""
+    return next((f for f in FAIRNESS if f.tag == action["tag"] and all(action.get(k) == x for k, x in f.fixed.items())), None)
+
+
+def counts(row: Fair | None, v: Vars, action: Mapping[str, Any]) -> bool:
+    """Whether a step of ``action`` from ``v`` is a step of its fairness instance (the row's guard holds in ``v``)."""
+    return row is not None and (row.guard is None or row.guard(v, action))
+
+
 def fairness_of(v: Vars, action: Mapping[str, Any]) -> Fair | None:
     """The fairness condition ``action`` (a record of Next) counts for when taken in ``v``, or None."""
-    for f in FAIRNESS:
-        if f.tag == action["tag"] and all(action.get(k) == x for k, x in f.fixed.items()):
-            return f if f.guard is None or f.guard(v, action) else None
-    return None
+    row = fair_row(action)
+    return row if counts(row, v, action) else None

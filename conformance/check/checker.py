@@ -32,12 +32,12 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
-from autoswitch.conformance.check.liveness import Graph, counts, fair_row, goals
+from autoswitch.conformance.check.liveness import Graph, goals
 from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError, lasso_next
 from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
-from autoswitch.reference.liveness import charged, fault_kind
+from autoswitch.reference.liveness import charged, counts, fair_row, fault_kind
 from autoswitch.reference.state import Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
 

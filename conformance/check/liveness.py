@@ -34,7 +34,7 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.reference.liveness import FAIRNESS, LIVENESS_BY_NAME, Fair, Liveness
+from autoswitch.reference.liveness import LIVENESS_BY_NAME, Liveness
 
 Action = Mapping[str, Any]
 
@@ -54,16 +54,6 @@ def goals(names: Sequence[str], processes: Sequence[str]) -> list[Goal]:
         prop = LIVENESS_BY_NAME[name]
         out += [Goal(prop, p) for p in processes] if prop.per_process else [Goal(prop, None)]
     return out
-
-
-def fair_row(action: Action) -> Fair | None:
-    """The FAIRNESS row ``action`` (a record of Next) is an instance of, its guard aside."""
-    return next((f for f in FAIRNESS if f.tag == action["tag"] and all(action.get(k) == x for k, x in f.fixed.items())), None)
-
-
-def counts(row: Fair | None, v: Mapping[str, Any], action: Action) -> bool:
-    """Whether a step of ``action`` from ``v`` is a step of its fairness instance (the row's guard holds in ``v``)."""
-    return row is not None and (row.guard is None or row.guard(v, action))
 
 
 Edge = tuple[int, int, bool]  # (the action's index in Next, the successor, whether the step takes the action's instance)

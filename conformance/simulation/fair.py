@@ -21,7 +21,7 @@ from attrs import frozen
 
 from autoswitch.reference import NotEnabled, cluster
 from autoswitch.reference.actions import ACTIONS
-from autoswitch.reference.liveness import FAIRNESS, LIVENESS, Fair, fault_kind
+from autoswitch.reference.liveness import FAIRNESS, LIVENESS, Fair, counts, fault_kind
 from autoswitch.reference.state import NO_ID, Options
 
 FAIR_BOUND = 200  # fair steps after the faults stop
@@ -83,7 +83,7 @@ class FairScheduler:
 
     def next(self, state: cluster.Cluster, v: Mapping[str, Any]) -> dict[str, Any] | None:
         """The record to take in ``state`` (its variables ``v``), or None: quiescence."""
-        records = [(i, a) for i, (f, a) in enumerate(fair_records(v)) if f.guard is None or f.guard(v, a)]
+        records = [(i, a) for i, (f, a) in enumerate(fair_records(v)) if counts(f, v, a)]
         records.sort(key=lambda r: (self.taken.get(_key(r[1]), -1), r[0]))
         for _, action in records:
             try:

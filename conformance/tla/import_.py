@@ -109,16 +109,18 @@ def closing_step(states: Sequence[Mapping[str, Any]], loop: int, config: SpecCon
     raise TraceImportError(f"state {len(states) - 1}: no action of Next steps back to state {loop} on the reference")
 
 
+def _stuck(states: Sequence[Mapping[str, Any]], loop: int, name: str) -> list[str | None]:
+    """Who ``name``'s ``ok`` is false for in every state of the loop ``states[loop:]``: the processes, in order, for
+    a per-process property; ``[None]`` for one that is not, if it fails throughout; ``[]`` if nobody is stuck."""
+    prop, cycle = LIVENESS_BY_NAME[name], states[loop:]
+    who = sorted(cycle[0]["regState"]) if prop.per_process else [None]
+    return [p for p in who if not any(prop.ok(v, p) for v in cycle)]
+
+
 def liveness_broken(states: Sequence[Mapping[str, Any]], loop: int, names: Sequence[str]) -> str | None:
     """The first of the liveness properties ``names`` (reference/liveness.py) the lasso breaks: its ``ok``
     is false (for some process, when per process) in every state of the loop, ``states[loop:]``."""
-    cycle = states[loop:]
-    for name in names:
-        prop = LIVENESS_BY_NAME[name]
-        who = [p for p in cycle[0]["regState"]] if prop.per_process else [None]
-        if any(not any(prop.ok(v, p) for v in cycle) for p in who):
-            return name
-    return None
+    return next((name for name in names if _stuck(states, loop, name)), None)
 
 
 def import_states(spec_states: Sequence[Mapping[str, Any]], config: SpecConfig, *, tool: str,
@@ -169,10 +171,7 @@ def import_states(spec_states: Sequence[Mapping[str, Any]], config: SpecConfig, 
 def lasso_expectation(states: Sequence[Mapping[str, Any]], loop: int, name: str) -> dict[str, Any]:
     """A lasso's ``#meta.expect`` (conformance/check/checker.py writes the same): the property, the process whose
     ``ok`` fails throughout the loop (per-process properties), the loop index."""
-    prop = LIVENESS_BY_NAME[name]
-    cycle = states[loop:]
-    who = next((p for p in sorted(cycle[0]["regState"]) if not any(prop.ok(v, p) for v in cycle)), None) \
-        if prop.per_process else None
+    who = next(iter(_stuck(states, loop, name)), None)
     return {"liveness": name, **({} if who is None else {"process": who}), "loop": loop}
 
 

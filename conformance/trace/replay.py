@@ -71,7 +71,7 @@ from autoswitch.reference.invariants import (
     violated_action_properties,
     violated_invariants,
 )
-from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS, Liveness
+from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS, Liveness, counts, fair_row
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.variables import variables as reference_variables
 
@@ -492,7 +492,6 @@ def _record(action: Mapping[str, Any]) -> tuple:
 def unfair_instance(trace: Trace, config: Config, lasso: Lasso) -> Mapping[str, Any] | None:
     """A fairness instance (reference/liveness.py) of the Next records of ``lasso``'s domains that is enabled in every
     state of the loop and never taken in it, measured on the reference; None if the loop is weakly fair."""
-    from autoswitch.conformance.check.liveness import counts, fair_row
     from autoswitch.conformance.explore import next_actions
     from autoswitch.reference import step
 
