@@ -29,6 +29,7 @@ from autoswitch.reference.actions import (
     PROCESS_GROUP,
     REQUEST,
     TRIGGER,
+    WRITE_TAGS,
     ActionDef,
     Kind,
 )
@@ -59,6 +60,9 @@ class Domains(Protocol):
 
     @property
     def faults(self) -> frozenset[str]: ...
+
+    @property
+    def design(self) -> str: ...
 
 
 def _subsets(ids: Sequence[int]) -> list[frozenset[int]]:
@@ -96,9 +100,10 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
     then its DataNext ones, then EnvNext, each in the table's (the spec's) order, except that a process's
     actions without a choice of parameters come first in each group (the order the checker has always
     tried them in: its shortest counterexamples stay the same). A switched action is there when its
-    switch is TRUE, a fault's action (ActionDef.fault) when the configuration's Faults names it."""
-    entries = [a for a in ACTIONS.values() if a.in_next and (a.switch is None or domains.switch(a.switch))
-               and (a.fault is None or a.fault in domains.faults)]
+    switch is TRUE, a fault's action (ActionDef.fault) when the configuration's Faults names it; only the actions of
+    the configuration's design (ActionDef.designs)."""
+    entries = [a for a in ACTIONS.values() if a.in_next and domains.design in a.designs
+               and (a.switch is None or domains.switch(a.switch)) and (a.fault is None or a.fault in domains.faults)]
     out: list[dict[str, Any]] = []
     for p in domains.processes:
         for group in (PROCESS_GROUP, DATA):
@@ -113,11 +118,11 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
 
 class NextActions:
     """The actions of Next in a state (stateright's ``Model::actions``): ``next_actions`` computed once,
-    less Write once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``)."""
+    less the writes (WRITE_TAGS) once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``)."""
 
     def __init__(self, domains: Domains):
         self.all = next_actions(domains)
-        self.without_write = [a for a in self.all if a["tag"] != "Write"]
+        self.without_write = [a for a in self.all if a["tag"] not in WRITE_TAGS]
         self.max_msgs = domains.bound("MaxMsgs")
 
     def __call__(self, s: System) -> list[dict[str, Any]]:

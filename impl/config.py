@@ -47,6 +47,11 @@ class HAConfig:
     confirm_zero_ack_fix: bool = True
     epoch_reentry_fix: bool = True
     register_retry: bool = True  # startBasicService retried after a failed ApplyBrokerId (ReplicasManager)
+    # the replication design (controller mode, 4.x master-slave, DLedger) and 4.x's options (reference Options)
+    design: str = "controller"
+    sync_master: bool = True
+    slave_not_available_ok: bool = True
+    ha_max_gap: int = 2
     truncate: Truncate = field(init=False, eq=False, repr=False)
 
     @truncate.default

@@ -16,9 +16,9 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
-from . import broker, faults, replication
+from . import broker, dledger, faults, masterslave, replication
 from . import controller as ctl
-from .state import Options, System
+from .state import CONTROLLER, DESIGNS, DLEDGER, MASTER_SLAVE, Options, System
 
 INT, STR, BOOL, INT_SET = "int", "str", "bool", "set of int"
 
@@ -61,7 +61,8 @@ class ActionDef:
     tags ``step`` does not run: Init, and the leadership tags ``cluster.step`` runs). ``in_next``: an action
     of the spec's Next, when the spec configuration's ``switch`` (if any) is TRUE. ``optional``: the
     parameters a trace may add (spec/README.md, "Trace kinds"). ``fault``: the fault of MODEL.md §9
-    (liveness.NEW_FAULTS) whose presence in the configuration's ``Faults`` puts the action in Next."""
+    (liveness.NEW_FAULTS) whose presence in the configuration's ``Faults`` puts the action in Next. ``designs``: the
+    replication designs (state.DESIGNS, spec/Designs.tla) whose Next has the action."""
 
     tag: str
     group: str
@@ -71,6 +72,7 @@ class ActionDef:
     switch: str | None = None
     optional: Mapping[str, Kind] = {}
     fault: str | None = None
+    designs: frozenset[str] = frozenset({CONTROLLER})
 
 
 def _on_controller(request: Callable[..., tuple]) -> Callable[..., tuple[System, frozendict]]:
@@ -118,8 +120,16 @@ def _deliver(s: System, a: Mapping[str, Any], o: Options) -> tuple[System, froze
     return faults.deliver_late(s, a["process"], apply)
 
 
-def _d(tag: str, params: Mapping[str, Kind], run: Run) -> ActionDef:
-    return ActionDef(tag, DATA, {**_PROCESS, **params}, run, True, "DataPath")
+def _d(tag: str, params: Mapping[str, Kind], run: Run, designs: frozenset[str] = frozenset({CONTROLLER})) -> ActionDef:
+    return ActionDef(tag, DATA, {**_PROCESS, **params}, run, True, "DataPath", designs=designs)
+
+
+_ALL, _MS, _DL = frozenset(DESIGNS), frozenset({MASTER_SLAVE}), frozenset({DLEDGER})
+
+
+def _design(tag: str, params: Mapping[str, Kind], run: Run, designs: frozenset[str]) -> ActionDef:
+    """A process action of a design RIP-44 replaced (designs.py)."""
+    return ActionDef(tag, PROCESS_GROUP, {**_PROCESS, **params}, run, True, designs=designs)
 
 
 _TABLE = (
@@ -158,7 +168,7 @@ _TABLE = (
     _p("SendAlterSyncStateSet", {"newSyncStateSet": BROKER_IDS, "lost": LOST},
        lambda s, a, o: broker.send_alter_sync_state_set(s, a["process"], frozenset(a["newSyncStateSet"]), a["lost"], o),
        switch="AnySetAlter"),
-    _p("Crash", {}, lambda s, a, o: broker.crash(s, a["process"])),
+    ActionDef("Crash", PROCESS_GROUP, _PROCESS, lambda s, a, o: broker.crash(s, a["process"]), True, designs=_ALL),
     _p("Restart", {"addr": ADDR}, lambda s, a, o: broker.restart(s, a["process"], a["addr"]), optional=SET_PARAMS),
     # the faults of MODEL.md §9 a process suffers (faults.py), in Next only when the configuration's Faults names them
     _p("CrashTorn", {}, lambda s, a, o: faults.crash_torn(s, a["process"]), fault="CrashTorn"),
@@ -178,8 +188,21 @@ _TABLE = (
     _d("Shrink", {"brokerId": BROKER_ID, "lost": LOST},
        lambda s, a, o: replication.shrink(s, a["process"], a["brokerId"], a["lost"], o)),
     _d("AlterArrives", {}, lambda s, a, o: replication.alter_arrives(s, a["process"], o)),
-    _d("Flush", {}, lambda s, a, o: replication.flush(s, a["process"])),
-    _d("Consume", {}, lambda s, a, o: replication.consume(s, a["process"])),
+    _d("Flush", {}, lambda s, a, o: replication.flush(s, a["process"]), _ALL),
+    _d("Consume", {}, lambda s, a, o: replication.consume(s, a["process"], o), _ALL),
+    # RocketMQ 4.x master-slave (masterslave.py): the operator's restart and failover, then the data path
+    _design("MsRestart", {}, lambda s, a, o: masterslave.ms_restart(s, a["process"]), _MS),
+    _design("OperatorFailover", {}, lambda s, a, o: masterslave.operator_failover(s, a["process"]), _MS),
+    _d("MsWrite", {}, lambda s, a, o: masterslave.ms_write(s, a["process"], o), _MS),
+    _d("MsConnect", {}, lambda s, a, o: masterslave.ms_connect(s, a["process"]), _MS),
+    _d("MsTransfer", {}, lambda s, a, o: masterslave.ms_transfer(s, a["process"], o), _MS),
+    _d("MsAck", {}, lambda s, a, o: masterslave.ms_ack(s, a["process"]), _MS),
+    _d("MsSlaveTimeout", {}, lambda s, a, o: masterslave.ms_slave_timeout(s, a["process"]), _MS),
+    # DLedger mode (dledger.py): elections and restarts, then the data path
+    _design("DlElect", {}, lambda s, a, o: dledger.dl_elect(s, a["process"]), _DL),
+    _design("DlRestart", {}, lambda s, a, o: dledger.dl_restart(s, a["process"]), _DL),
+    _d("DlWrite", {}, lambda s, a, o: dledger.dl_write(s, a["process"], o), _DL),
+    _d("DlPush", {"peer": PEER}, lambda s, a, o: dledger.dl_push(s, a["process"], a["peer"], o), _DL),
     # the controller forgets everything (EnvNext's last action)
     ActionDef("ControllerMetadataLoss", CONTROLLER, {}, lambda s, a, o: faults.controller_metadata_loss(s), True, None, SET_PARAMS,
               "ControllerMetadataLoss"),
@@ -191,10 +214,14 @@ _TABLE = (
 ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
 
 
-def tags(*groups: str, with_faults: bool = False) -> tuple[str, ...]:
-    """The tags of ``groups``, in the table's order; a fault's action (``ActionDef.fault``) only ``with_faults``
-    (as Next has one only when the configuration's Faults names it)."""
-    return tuple(t for t, a in ACTIONS.items() if a.group in groups and (with_faults or a.fault is None))
+WRITE_TAGS = frozenset({"Write", "MsWrite", "DlWrite"})  # a producer's write, in Next while nextMsg <= MaxMsgs
+
+
+def tags(*groups: str, with_faults: bool = False, design: str = CONTROLLER) -> tuple[str, ...]:
+    """The tags of ``groups`` in ``design``'s Next, in the table's order; a fault's action (``ActionDef.fault``) only
+    ``with_faults`` (as Next has one only when the configuration's Faults names it)."""
+    return tuple(t for t, a in ACTIONS.items()
+                 if a.group in groups and design in a.designs and (with_faults or a.fault is None))
 
 
 def record(tag: str, values: Mapping[Kind, Any]) -> dict[str, Any]:

@@ -228,7 +228,7 @@ def crash_keeping(s: System, p: str, kept: int) -> System:
     log = proc.log[:kept]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
                    epoch_file=epoch_file.truncate_suffix(proc.epoch_file, len(log)),
-                   confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN)
+                   confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN, broker_role=proc.broker_role, term=proc.term)
     return with_process(_drop_connections_to(s, proc.meta_file), p, down)
 
 

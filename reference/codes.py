@@ -24,3 +24,8 @@ CONTROLLER_NOT_LEADER = "CONTROLLER_NOT_LEADER"  # a replicated request at a nod
 # the data path (MODEL.md §5): a write the in-sync count refuses, a handshake with no consistent point
 IN_SYNC_REPLICAS_NOT_ENOUGH = "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
+# the designs RIP-44 replaced (reference/designs.py): 4.x's PutMessageStatus of a SYNC_MASTER write whose slave is
+# absent or too far behind, or that waited longer than slaveTimeout; DLedger's answer to a leader of an older term
+SLAVE_NOT_AVAILABLE = "SLAVE_NOT_AVAILABLE"
+FLUSH_SLAVE_TIMEOUT = "FLUSH_SLAVE_TIMEOUT"
+EXPIRED_TERM = "EXPIRED_TERM"

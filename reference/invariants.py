@@ -12,6 +12,7 @@ from typing import Any
 from attrs import frozen
 
 from . import epoch_file
+from .designs import master_processes
 from .state import DOWN, ELECT_MASTER_MAX_RETRY_COUNT, NO_ID, NO_MASTER
 
 Vars = Mapping[str, Any]
@@ -21,8 +22,9 @@ CONTROLLER_VARS = ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncS
 PROCESS_VARS = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
 DATA_VARS = ("log", "flushed", "epochFile", "confirmOffset", "localMasterId", "localSyncStateSet", "haState", "acks",
              "pendingAlter", "nextMsg", "acked", "seen")
+DESIGN_VARS = ("brokerRole", "term")  # the designs RIP-44 replaced (designs.py)
 NETWORK_VARS = ("partitions", "late")
-SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory") + DATA_VARS + NETWORK_VARS
+SYSTEM_VARS = CONTROLLER_VARS + PROCESS_VARS + ("clock", "masterHistory") + DATA_VARS + NETWORK_VARS + DESIGN_VARS
 
 REG_STATES = {"DOWN", "INITIAL", "TEMP_DONE", "APPLY_FAILED", "ID_APPLIED", "META_WRITTEN", "META_DONE", "REGISTERED"}
 ROLES = {"NONE", "MASTER", "SLAVE"}
@@ -112,18 +114,20 @@ def _messages(v: Vars, broker_id: int) -> frozenset[int] | None:
     return None if p is None else frozenset(msg for msg, _ in v["log"][p])
 
 
+def _masters(v: Vars) -> list[frozenset[int]]:
+    """The messages of each process of MasterProcs (designs.master_processes)."""
+    return [frozenset(msg for msg, _ in v["log"][p]) for p in master_processes(v)]
+
+
 def _no_acked_message_lost(v: Vars) -> bool:
-    """NoAckedMessageLost (spec/Properties.tla)."""
-    holders = set(v["syncStateSet"]) | ({v["masterId"]} if v["masterId"] != NO_MASTER else set())
-    return all((msgs := _messages(v, b)) is None or v["acked"] <= msgs for b in holders)
+    """NoAckedMessageLost (spec/Properties.tla): in controller mode the syncStateSet's members hold them too."""
+    members = [msgs for b in v["syncStateSet"] if (msgs := _messages(v, b)) is not None]
+    return all(v["acked"] <= msgs for msgs in members + _masters(v))
 
 
 def _no_phantom_read(v: Vars) -> bool:
     """NoPhantomRead (spec/Properties.tla)."""
-    if v["masterId"] == NO_MASTER:
-        return True
-    msgs = _messages(v, v["masterId"])
-    return msgs is None or v["seen"] <= msgs
+    return all(v["seen"] <= msgs for msgs in _masters(v))
 
 
 STATE_INVARIANTS = (

@@ -20,7 +20,8 @@ from typing import Any
 
 from attrs import frozen
 
-from .state import DOWN, MASTER, NO_ID, NO_MASTER, REGISTERED, SLAVE
+from .designs import design_of, master_processes
+from .state import CONTROLLER, DLEDGER, DOWN, MASTER, MASTER_SLAVE, NO_ID, NO_MASTER, REGISTERED, SLAVE
 
 Vars = Mapping[str, Any]
 
@@ -56,9 +57,22 @@ def charged(kind: str | None, bound_all: bool) -> bool:
 
 # --- the properties ---------------------------------------------------------------------------------------------
 
+def _design_master_known(v: Vars, design: str) -> bool:
+    """EventuallyMaster's ok in the designs RIP-44 replaced: no process runs, or 4.x: one runs as MASTER; DLedger: a
+    leader of the highest term runs and every running member follows it in that term."""
+    up = [p for p, r in v["regState"].items() if r == REGISTERED]
+    masters = master_processes(v)
+    if not up or design == MASTER_SLAVE:
+        return not up or bool(masters)
+    return any(all(v["term"][q] == v["term"][m] and v["localMasterId"][q] == v["metaFile"][m] for q in up) for m in masters)
+
+
 def _master_known(v: Vars, _p: str | None) -> bool:
     """EventuallyMaster's ok: no REGISTERED process holds an id of the syncStateSet, or the controller has a master
-    whose process is MASTER in the controller's master epoch and every REGISTERED process follows it in that epoch."""
+    whose process is MASTER in the controller's master epoch and every REGISTERED process follows it in that epoch;
+    in the designs RIP-44 replaced, _design_master_known."""
+    if (design := design_of(v)) != CONTROLLER:
+        return _design_master_known(v, design)
     procs = v["regState"]
     members_up = any(procs[p] == REGISTERED and v["metaFile"][p] in v["syncStateSet"] for p in procs)
     if not members_up:
@@ -98,8 +112,13 @@ def _in_sync(v: Vars, p: str | None) -> bool:
 
 def _answered(v: Vars, p: str | None) -> bool:
     """EventuallyAnswered's ok for process p: it is not a REGISTERED master, or its confirmOffset covers its log
-    (every write it took is acknowledged; a write on a master that lost its role was refused or timed out)."""
-    return not (v["regState"][p] == REGISTERED and v["role"][p] == MASTER) or v["confirmOffset"][p] >= len(v["log"][p])
+    (every write it took is acknowledged; a write on a master that lost its role was refused or timed out). A DLedger
+    leader answers the writes of its own term: an entry of an older term was its old leader's, whose requests
+    failed when it lost the lead."""
+    if not (v["regState"][p] == REGISTERED and v["role"][p] == MASTER):
+        return True
+    waiting = v["log"][p][v["confirmOffset"][p]:]
+    return not waiting or (design_of(v) == DLEDGER and all(t < v["term"][p] for _, t in waiting))
 
 
 @frozen
@@ -156,6 +175,10 @@ FAIRNESS = (
     Fair("AlterArrives"), Fair("Flush"),
     # the controller's loops: the re-elect scan, the expiry of a dead broker's heartbeat; the network heals
     Fair("ControllerElectScan"), Fair("HeartbeatExpire", {}, _holder_down), Fair("HealLink"),
+    # 4.x: the HA client's connect, transfer and report loops, the slave timeout of a waiting write; DLedger: the
+    # election timer and the leader's pushes (restarts and the operator's failover are not fair: a down process may
+    # stay down, and 4.x has no automatic failover)
+    Fair("MsConnect"), Fair("MsTransfer"), Fair("MsAck"), Fair("MsSlaveTimeout"), Fair("DlElect"), Fair("DlPush"),
 )
 FAIR_TAGS = frozenset(f.tag for f in FAIRNESS)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from attrs import evolve
 from frozendict import frozendict
 
-from . import codes, epoch_file
+from . import codes, designs, epoch_file
 from . import controller as ctl
 from .acks import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, in_sync_count, settle_master
 from .broker import OK, require_process, with_process
@@ -170,10 +170,10 @@ def flush(s: System, p: str) -> tuple[System, frozendict]:
     return with_process(s, p, evolve(proc, flushed=proc.leo)), OK
 
 
-def consume(s: System, p: str) -> tuple[System, frozendict]:
-    """Consume (spec/Replication.tla)."""
+def consume(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
+    """Consume (spec/Replication.tla), of what the design shows (designs.visible)."""
     proc = require_process(s, p, REGISTERED)
-    visible = frozenset(msg for msg, _ in proc.log[: proc.confirm_offset])
+    visible = frozenset(msg for msg, _ in proc.log[: designs.visible(proc, opts)])
     require(proc.role != "NONE" and not visible <= s.seen, f"{p} shows nothing new")
     return evolve(s, seen=s.seen | visible), OK
 

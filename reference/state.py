@@ -35,6 +35,13 @@ HA_NONE = "NONE"
 HA_READY = "READY"
 HA_TRANSFER = "TRANSFER"
 
+# The replication designs (Options.design): RocketMQ 5 controller mode (RIP-44), the 4.x master-slave HA it replaced,
+# and DLedger mode (the commit log replicated by Raft), reference/designs.py.
+CONTROLLER = "controller"
+MASTER_SLAVE = "masterslave"
+DLEDGER = "dledger"
+DESIGNS = (CONTROLLER, MASTER_SLAVE, DLEDGER)
+
 Entries = tuple[tuple[int, int], ...]  # a log: (msg, epoch); an epoch file: (epoch, startOffset)
 
 
@@ -114,6 +121,10 @@ class Process:
     ha_state: str = HA_NONE
     acks: frozendict[int, int] = field(factory=frozendict)  # master: slave id -> acked offset (key = connected)
     pending_alter: PendingAlter | None = None
+    # the designs RIP-44 replaced (reference/designs.py), on disk: the configured role (designs.BROKER_ROLES: 4.x's
+    # brokerRole MASTER or SLAVE, DLEDGER for a DLedger member, NONE in controller mode) and DLedger's currentTerm
+    broker_role: str = NONE
+    term: int = 0
 
     @property
     def leo(self) -> int:
@@ -154,10 +165,16 @@ class System:
         return next((p for p, x in self.procs.items() if x.meta_file == broker_id and broker_id != NO_ID), None)
 
 
-def initial_system(processes: dict[str, str] | None = None) -> System:
-    """The Init state: an empty controller and the given processes (name -> first address), just started."""
+def initial_system(processes: dict[str, str] | None = None, design: str = "controller") -> System:
+    """The Init state: an empty controller and the given processes (name -> first address), just started. In the
+    designs RIP-44 replaced, InitDesign (spec/Designs.tla): designs.initial_design."""
     procs = frozendict({p: Process(addr=a) for p, a in (processes or {}).items()})
-    return System(procs=procs)
+    s = System(procs=procs)
+    if design == CONTROLLER:
+        return s
+    from .designs import initial_design  # designs.py builds on this module
+
+    return initial_design(s, design)
 
 
 @frozen
@@ -187,3 +204,12 @@ class Options:
     # hypothetical (False = a startBasicService that is not retried): a broker whose ApplyBrokerId failed stays
     # APPLY_FAILED instead of starting again from INITIAL
     register_retry: bool = True
+    # the replication design (DESIGNS): the options below act only in the 4.x master-slave design
+    design: str = CONTROLLER
+    # 4.x brokerRole of the master: SYNC_MASTER (True: a write waits for a slave) or ASYNC_MASTER (False: acked at once)
+    sync_master: bool = True
+    # 4.x producers treat SLAVE_NOT_AVAILABLE (no slave connected, or too far behind) as a success: the code's client
+    # (False: a hypothetical client that treats it as a failure)
+    slave_not_available_ok: bool = True
+    # 4.x haMaxGapNotInSync in messages: a slave further behind than this after the write is not available
+    ha_max_gap: int = 2

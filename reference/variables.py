@@ -71,6 +71,9 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     "haState": _per_process(lambda x: x.ha_state),
     "acks": _per_process(lambda x: dict(x.acks)),
     "pendingAlter": _per_process(_pending_alter),
+    # each process of the designs RIP-44 replaced (designs.py): its configured role and its DLedger term, on disk
+    "brokerRole": _per_process(lambda x: x.broker_role),
+    "term": _per_process(lambda x: x.term),
     # the environment's message source and the ghost message sets (msgVars)
     "nextMsg": lambda s: s.next_msg,
     "acked": lambda s: s.acked,

@@ -81,8 +81,8 @@ def initial_states(spec: SpecConfig, opts: Options) -> list[Start]:
     starts = []
     for choice in itertools.product(*(spec.addrs[p] for p in spec.processes)):
         addrs = dict(zip(spec.processes, choice, strict=True))
-        s = initial_system(addrs)
-        if spec.init == "Init":
+        s = initial_system(addrs, opts.design)
+        if spec.init in ("Init", "InitDesign"):
             starts.append(Start(s, addrs, ()))
             continue
         for order in itertools.permutations(spec.processes):
@@ -221,7 +221,7 @@ class Checker:
         c = s.controller
         max_epoch, max_clock, max_next = self.bounds
         return (c.master_epoch <= max_epoch and c.sync_state_set_epoch <= max_epoch and s.clock <= max_clock
-                and c.next_broker_id <= max_next)
+                and c.next_broker_id <= max_next and all(x.term <= max_epoch for x in s.procs.values()))
 
     def fingerprint(self, s: System) -> int:
         return min([hash(s)] + [hash(r.system(s)) for r in self.renamings])
@@ -349,7 +349,7 @@ class Checker:
         Returns the trace's states and the last state reached."""
         start = starts[chain[0]]
         s = start.state
-        states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(initial_system(dict(start.addrs)))}]
+        states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(initial_system(dict(start.addrs), self.opts.design))}]
         states += [{"action": dict(a), "outcome": dict(o), **variables(t)} for a, o, t in start.prefix]
         for i, target in enumerate(chain[1:], 1):
             last_property = kind == "action property" and i == len(chain) - 1

@@ -43,7 +43,7 @@ SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 # defaults: none, 0, FALSE); TLC needs them in every .cfg.
 FAULT_CONSTANTS = {"Faults": frozenset(), "MaxFaults": 0, "BoundAllFaults": False}
 # SPECIFICATION (the liveness configurations: Init /\ [][Next]_vars /\ Fairness) -> the initial predicate it starts from
-SPECIFICATIONS = {"LiveSpec": "Init", "LiveSpecRegistered": "InitRegistered"}
+SPECIFICATIONS = {"LiveSpec": "Init", "LiveSpecRegistered": "InitRegistered", "LiveSpecDesign": "InitDesign"}
 
 
 # A configuration's name: a file name in the spec folder, never a path.
@@ -114,6 +114,11 @@ class SpecConfig:
 
     def switch(self, name: str) -> bool:
         return bool(self.constants[name])
+
+    @property
+    def design(self) -> str:
+        """The replication design (the constant Design, reference/designs.py); controller mode when absent."""
+        return str(self.constants.get("Design", "controller"))
 
     @property
     def faults(self) -> frozenset[str]:
@@ -277,7 +282,7 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
     addrs, broker_ids = _module_definitions(path.parent / f"{module}.tla", f"{path}:1")
     _check_constants(path, constants, at)
     init = [w for w, _ in sections["INIT"]] + [SPECIFICATIONS.get(w, w) for w, _ in sections["SPECIFICATION"]]
-    if len(init) != 1 or init[0] not in ("Init", "InitRegistered"):
+    if len(init) != 1 or init[0] not in ("Init", "InitRegistered", "InitDesign"):
         raise SpecConfigError(f"{path}: needs INIT Init, INIT InitRegistered or SPECIFICATION {' or '.join(SPECIFICATIONS)} "
                               f"(found: {init})")
     for (section, known) in (("INVARIANTS", STATE_INVARIANTS), ("PROPERTIES", ACTION_PROPERTIES + LIVENESS)):

@@ -45,7 +45,7 @@ def spec_constant(option: str) -> str:
 OPTION_FIELDS = {camel(f.name): f.name for f in attrs.fields(Options) if f.name != "policy"}
 SET_OPTIONS = frozenset(name for name, f in OPTION_FIELDS.items() if isinstance(getattr(Options(), f), frozenset))
 # every int option's range (a new int option needs a row: the import fails without one)
-OPTION_RANGES = {"minInSyncReplicas": (1, MAX_PROCESSES), "inSyncReplicas": (1, MAX_PROCESSES)}
+OPTION_RANGES = {"minInSyncReplicas": (1, MAX_PROCESSES), "inSyncReplicas": (1, MAX_PROCESSES), "haMaxGap": (1, 16)}
 _INT_OPTIONS = {name for name, f in OPTION_FIELDS.items() if type(getattr(Options(), f)) is int}
 if _INT_OPTIONS != set(OPTION_RANGES):
     raise ImportError(f"OPTION_RANGES must give the range of exactly the int options {sorted(_INT_OPTIONS)}")

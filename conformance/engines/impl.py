@@ -470,6 +470,9 @@ class ImplSystem:
             "seen": frozenset(self._broker_set.seen),
             "partitions": frozenset(self._broker_set.partitions),
             "late": {p: _late_record(r) for p, r in self._client.in_flight.items()},
+            # controller mode's processes: no configured role, no term (the designs RIP-44 replaced: impl helper)
+            "brokerRole": {p: "NONE" for p in meta_file},
+            "term": {p: 0 for p in meta_file},
         }
 
     def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

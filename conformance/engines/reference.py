@@ -22,7 +22,7 @@ class ReferenceEngine:
     def __init__(self, config: Config):
         self.options = config.options
         self.multi_set = config.broker_sets is not None
-        self.cluster = cluster.initial_cluster(initial_system(dict(config.processes)), config.broker_sets)
+        self.cluster = cluster.initial_cluster(initial_system(dict(config.processes), config.options.design), config.broker_sets)
 
     @property
     def state(self) -> System:

@@ -501,7 +501,8 @@ def unfair_instance(trace: Trace, config: Config, lasso: Lasso) -> Mapping[str, 
         engine.step(state["action"])
         if i >= lasso.loop:
             systems.append(engine.state)
-    domains = _LassoDomains(tuple(sorted(config.processes)), {p: (a,) for p, a in config.processes.items()}, lasso)
+    domains = _LassoDomains(tuple(sorted(config.processes)), {p: (a,) for p, a in config.processes.items()}, lasso,
+                            config.options.design)
     taken = set()
     for s, w, state in zip(systems[:-1], systems[1:], trace.states[lasso.loop + 1:], strict=True):
         if s != w and counts(fair_row(state["action"]), reference_variables(s), state["action"]):
@@ -536,6 +537,8 @@ class _LassoDomains:
     @property
     def broker_ids(self) -> tuple[int, ...]:
         return self.lasso.broker_ids
+
+    design: str
 
     @property
     def faults(self) -> frozenset[str]:

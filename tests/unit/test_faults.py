@@ -266,6 +266,7 @@ class _Domains:
     processes = ("pA", "pB")
     addrs = {"pA": ("a",), "pB": ("b",)}
     broker_ids = (1, 2)
+    design = "controller"
 
     def __init__(self, faults: frozenset[str]):
         self.faults = faults
