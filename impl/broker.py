@@ -1,7 +1,9 @@
 """A broker process (MODEL.md §4): its configuration, its disk (identity files, commit log, epoch file,
 confirmOffset checkpoint: RocketMQ's ``DefaultMessageStore``, the store the HA objects use), recovery on every
 open of the disk, crash, restart and flush, the disk faults of MODEL.md §9 (a crash tearing the last record,
-a wiped disk), and while it runs its volatile :class:`~autoswitch.impl.replicas_manager.ReplicasManager`.
+a wiped disk), and while it runs its volatile :class:`~autoswitch.impl.replicas_manager.ReplicasManager`, or in the
+designs RIP-44 replaced (a ``broker.conf`` on its disk, ``impl/store_config.py``) its
+:class:`~autoswitch.impl.master_slave.MasterSlaveManager` or :class:`~autoswitch.impl.dledger.DLedgerServer`.
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from collections.abc import Callable
 from .client import ControllerClient
 from .commit_log import COMMIT_LOG_FILE, open_commit_log
 from .config import BrokerConfig
+from .dledger import CURR_TERM_FILE, DLedgerServer
 from .epoch_file import EPOCH_FILE, EpochFile
 from .ha import BrokerSet
+from .master_slave import MasterSlaveManager
 from .metadata import META_FILE, TEMP_META_FILE, load_meta
 from .protocol import NO_BROKER_ID
 from .replicas_manager import ReplicasManager
 from .states import S_REGISTERED, S_ROLE_NONE, S_SLAVE, IllegalStateError, RegisterState
 from .storage import Storage
+from .store_config import STORE_CONFIG_FILE, load_store_config
 
 __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
@@ -26,7 +31,8 @@ _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.D
 # every file of a broker's store, in the order a wipe deletes them: the identity files first, so that a wipe cut
 # short leaves data without an id (a new broker's stale replica, truncated by its first handshake), never an id
 # without its data
-STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE)
+STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE, STORE_CONFIG_FILE, CURR_TERM_FILE)
+Running = ReplicasManager | MasterSlaveManager | DLedgerServer  # a running broker's volatile state, by its design
 
 
 class CheckCodeClock:
@@ -92,7 +98,7 @@ class BrokerProcess:
         broker_set.processes.append(self)
         self._durable = storage.durable
         self._open_disk()
-        self.replicas_manager: ReplicasManager | None = ReplicasManager(self)
+        self.replicas_manager: Running | None = self._start()
 
     def _open_disk(self) -> None:
         """Read the store from the disk and recover it (on start, and after a wipe)."""
@@ -105,6 +111,16 @@ class BrokerProcess:
         self.acked_upto = 0
         self.seen_upto = 0
         self._recover()
+
+    def _start(self) -> Running:
+        """The volatile state the broker starts with, by its configuration on disk: controller mode without a
+        ``broker.conf``, else 4.x master-slave or DLedger mode."""
+        config = load_store_config(self.storage)
+        if config is None:
+            return ReplicasManager(self)
+        if config.enable_dleger_commit_log:
+            return DLedgerServer(self, self.broker_set)
+        return MasterSlaveManager(self, self.broker_set)
 
     @property
     def register_state(self) -> RegisterState:
@@ -218,15 +234,25 @@ class BrokerProcess:
             self.config = config
         self.replicas_manager = ReplicasManager(self)
 
+    def start(self) -> None:
+        """MsRestart (spec/MasterSlave.tla), DlRestart (spec/DLedger.tla): a DOWN broker of the designs RIP-44 replaced
+        starts by its ``broker.conf`` (controller mode's brokers start with :meth:`restart`)."""
+        if self.replicas_manager is not None:
+            raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
+        if load_store_config(self.storage) is None:
+            raise IllegalStateError(f"{self.name} has no broker.conf: a controller-mode broker")
+        self.replicas_manager = self._start()
+
     def consume(self) -> None:
-        """Consume (spec/Replication.tla): a consumer reads the store below its confirmOffset."""
+        """Consume (spec/Replication.tla): a consumer reads the store below its confirmOffset; in 4.x the whole log
+        (Visible, spec/Designs.tla: the ReputMessageService dispatches every message stored)."""
         manager = self.replicas_manager
         if manager is None or manager.state is not S_REGISTERED:
             raise IllegalStateError(f"{self.name} is {self.register_state}, not {S_REGISTERED}")
         if manager.role is S_ROLE_NONE:
             raise IllegalStateError(f"{self.name} has no role")
         entries = self.commit_log.entries
-        visible = min(self.confirm_offset, len(entries))
+        visible = len(entries) if isinstance(manager, MasterSlaveManager) else min(self.confirm_offset, len(entries))
         done = self.seen_upto
         if visible <= done:
             raise IllegalStateError(f"{self.name} shows nothing new")

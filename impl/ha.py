@@ -32,6 +32,39 @@ from .states import (
     RegisterState,
     Role,
 )
+from .storage import Storage
+
+
+class AckTable(Protocol):
+    """A running broker's master side as the broker set's links see it: the acked offset of each connected slave."""
+
+    acks: dict[int, int]
+
+
+class Connection(Protocol):
+    """A running broker's slave side as the broker set's links see it: its connection state to its master."""
+
+    ha_state: HAState
+
+
+class Running(Protocol):
+    """What the broker set's links read of any running broker, whatever its design (``ReplicasManager``, or
+    ``MasterSlaveManager`` and ``DLedgerServer`` of the designs RIP-44 replaced)."""
+
+    @property
+    def state(self) -> RegisterState: ...
+
+    @property
+    def role(self) -> Role: ...
+
+    @property
+    def master_id(self) -> int: ...
+
+    @property
+    def ha_service(self) -> AckTable: ...
+
+    @property
+    def ha_client(self) -> Connection: ...
 
 
 class Replicas(Protocol):
@@ -60,9 +93,9 @@ class Replicas(Protocol):
 
 
 class MessageStore(Protocol):
-    """What the HA objects use of a broker's store (RocketMQ ``DefaultMessageStore``): its name and id, the
-    commit log, the epoch file, confirmOffset with its checkpoint, the ghost watermark ``acked_upto`` and,
-    while it runs, its ``ReplicasManager``."""
+    """What the HA objects use of a broker's store (RocketMQ ``DefaultMessageStore``): its name and id, its disk
+    (the configuration files of the designs RIP-44 replaced), the commit log, the epoch file, confirmOffset with its
+    checkpoint, the ghost watermark ``acked_upto`` and, while it runs, its ``ReplicasManager``."""
 
     acked_upto: int
 
@@ -71,6 +104,9 @@ class MessageStore(Protocol):
 
     @property
     def meta_id(self) -> int: ...
+
+    @property
+    def storage(self) -> Storage: ...
 
     @property
     def commit_log(self) -> CommitLog: ...
@@ -82,7 +118,7 @@ class MessageStore(Protocol):
     def confirm_offset(self) -> int: ...
 
     @property
-    def replicas_manager(self) -> Replicas | None: ...
+    def replicas_manager(self) -> Running | None: ...
 
     def set_confirm_offset(self, offset: int) -> None: ...
 
@@ -187,6 +223,11 @@ class AutoSwitchHAService:
         self.sync_state_set: frozenset[int] = frozenset()
         self.acks: dict[int, int] = {}
         self.pending_alter: PendingAlter | None = None
+
+    def acts_as_master_in(self, master_epoch: int) -> bool:
+        """ActsAsMaster (spec/Replication.tla) in ``master_epoch``: the master a slave of that epoch connects to."""
+        replicas = self._replicas
+        return replicas.state is S_REGISTERED and replicas.role is S_MASTER and replicas.master_epoch == master_epoch
 
     def _acts_as_master(self) -> None:
         """ActsAsMaster (spec/Replication.tla)."""
@@ -318,10 +359,10 @@ class AutoSwitchHAClient:
         if broker_set.partitions and frozenset((name, peer.name)) in broker_set.partitions:
             raise IllegalStateError(f"the link {name}-{peer.name} is cut")
         master = peer.replicas_manager
-        if (master is None or master.state is not S_REGISTERED or master.role is not S_MASTER
-                or master.master_epoch != replicas.master_epoch):  # fmt: skip
+        service = None if master is None else master.ha_service
+        if not isinstance(service, AutoSwitchHAService) or not service.acts_as_master_in(replicas.master_epoch):
             raise IllegalStateError(f"{peer.name} is not master in epoch {replicas.master_epoch}")
-        return peer, master.ha_service
+        return peer, service
 
     def handshake(self) -> int:
         """Handshake (spec/Replication.tla): the truncation point, -1 when there is none (NO_CONSISTENT_POINT,

@@ -165,3 +165,6 @@ NO_CONSISTENT_POINT = "NO_CONSISTENT_POINT"
 METADATA_INVALID = "METADATA_INVALID"
 NO_DATA = "NO_DATA"
 NO_EPOCH = "NO_EPOCH"
+# DLedger's answer to a push from a leader of an older term (DLedgerResponseCode); 4.x's write statuses are
+# impl/master_slave.py's PutMessageStatus.
+EXPIRED_TERM = "EXPIRED_TERM"

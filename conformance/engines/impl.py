@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -29,12 +29,15 @@ from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient, LateRequest
 from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
+from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
+from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover
 from autoswitch.impl.metadata import META_FILE, TEMP_META_FILE, load_meta, load_temp
 from autoswitch.impl.processor import ControllerRequestProcessor
 from autoswitch.impl.protocol import (
+    EXPIRED_TERM,
     IN_SYNC_REPLICAS_NOT_ENOUGH,
     METADATA_INVALID,
     NO_CONSISTENT_POINT,
@@ -53,8 +56,10 @@ from autoswitch.impl.protocol import (
 from autoswitch.impl.replicas_manager import ReplicasManager
 from autoswitch.impl.states import IllegalStateError, Role
 from autoswitch.impl.storage import FileStorage, MemoryStorage, Storage, UnsafeName, safe_dir_name
+from autoswitch.impl.store_config import initial_configs, load_store_config, provision
+from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.state import Options
+from autoswitch.reference.state import CONTROLLER, Options
 
 CLUSTER_NAME = "DefaultCluster"
 BROKER_NAME = "broker-a"
@@ -65,9 +70,13 @@ _SUCCESS = ResponseCode.SUCCESS.name
 _NEED_LEADER = frozenset({"Expand", "Shrink"})
 # What a process configured for another broker set than the default may do: it never sends a request
 # there (SendApplyBrokerId and SendRegister refuse at checkMetadataValid: its files name the default set).
+# The network's faults, which every design's replication reads (a cut link stops a 4.x slave's transfer, a DLedger
+# push or vote): taken in any design, though only controller mode's Next has them.
+_EVERY_DESIGN = frozenset({"PartitionLink", "HealLink"})
 _RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
 Outcome = dict[str, Any]
+_Running = TypeVar("_Running", MasterSlaveManager, DLedgerServer)
 
 
 @cache  # one ImplConfig per Options (a campaign builds an engine per walk)
@@ -125,11 +134,21 @@ class ImplSystem:
         self._replica_info_request = GetReplicaInfoRequest(CLUSTER_NAME, BROKER_NAME)
         self._controller_elect_request = ElectMasterRequest(CLUSTER_NAME, BROKER_NAME, None)
         self._broker_set = BrokerSet(config.ha)
+        self._design = config.ha.design
+        disks: dict[str, Storage] = {
+            name: MemoryStorage() if root is None or storage == "memory" else FileStorage(_process_root(root, name), fs)
+            for name in processes
+        }
+        if self._design != CONTROLLER:  # InitDesign: the operator provisions each disk before the first start
+            for name, (broker_id, store_config) in initial_configs(list(processes), self._design, config.ha.sync_master).items():
+                provision(disks[name], DEFAULT_CONFIG, broker_id, store_config)
+        # the master a DOWN 4.x broker was told to follow by OperatorFailover (reference/masterslave.py sets localMasterId
+        # of a down process there, though a crash resets it: reported to the lead); cleared when it starts
+        self._failover_master: dict[str, int] = {}
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
-            disk: Storage = MemoryStorage() if root is None or storage == "memory" else FileStorage(_process_root(root, name), fs)
             self._processes[name] = BrokerProcess(
-                name, DEFAULT_CONFIG, disk, address, self._client, self._clock, self._record_master, self._broker_set
+                name, DEFAULT_CONFIG, disks[name], address, self._client, self._clock, self._record_master, self._broker_set
             )
 
     def _record_master(self, process: str, master_epoch: int) -> None:
@@ -143,6 +162,8 @@ class ImplSystem:
         run = _STEPS.get(tag)
         if run is None:
             raise NotEnabled(f"unknown action tag {tag!r}")
+        if self._design not in ACTIONS[tag].designs and tag not in _EVERY_DESIGN:
+            raise NotEnabled(f"{tag} is not an action of the {self._design} design")
         process = action.get("process")
         if process is not None:
             if tag in _NEED_LEADER and not self._processor.is_leader:
@@ -344,6 +365,51 @@ class ImplSystem:
         _broker(self, a["process"]).consume()
         return {"code": "OK"}
 
+    # ---- the designs RIP-44 replaced: 4.x master-slave, DLedger ---------------------------------------
+
+    def _ms_write(self, a: Mapping[str, Any]) -> Outcome:
+        status, msg, offset = _running_as(self, a["process"], MasterSlaveManager).ha_service.put_message()
+        return {"code": _SUCCESS if status is PutMessageStatus.PUT_OK else status.name, "msg": msg, "offset": offset}
+
+    def _ms_connect(self, a: Mapping[str, Any]) -> Outcome:
+        _running_as(self, a["process"], MasterSlaveManager).ha_client.connect_master()
+        return {"code": "OK"}
+
+    def _ms_transfer(self, a: Mapping[str, Any]) -> Outcome:
+        _running_as(self, a["process"], MasterSlaveManager).ha_client.dispatch_read_request()
+        return {"code": "OK"}
+
+    def _ms_ack(self, a: Mapping[str, Any]) -> Outcome:
+        _running_as(self, a["process"], MasterSlaveManager).ha_client.report_slave_max_offset()
+        return {"code": "OK"}
+
+    def _ms_slave_timeout(self, a: Mapping[str, Any]) -> Outcome:
+        return {"code": _running_as(self, a["process"], MasterSlaveManager).ha_service.slave_timeout().name}
+
+    def _design_restart(self, a: Mapping[str, Any]) -> Outcome:
+        _broker(self, a["process"]).start()
+        self._failover_master.pop(a["process"], None)
+        return {"code": "OK"}
+
+    def _operator_failover(self, a: Mapping[str, Any]) -> Outcome:
+        operator_failover(self._broker_set, a["process"])
+        target = _broker(self, a["process"]).meta_id
+        for name, broker in self._processes.items():
+            if broker.replicas_manager is None:
+                self._failover_master[name] = target
+        return {"code": "OK"}
+
+    def _dl_elect(self, a: Mapping[str, Any]) -> Outcome:
+        return {"code": "OK", "term": _running_as(self, a["process"], DLedgerServer).leader_elector.elect()}
+
+    def _dl_write(self, a: Mapping[str, Any]) -> Outcome:
+        msg, offset = _running_as(self, a["process"], DLedgerServer).append_as_leader()
+        return {"code": _SUCCESS, "msg": msg, "offset": offset}
+
+    def _dl_push(self, a: Mapping[str, Any]) -> Outcome:
+        accepted, value = _running_as(self, a["process"], DLedgerServer).entry_pusher.push(a["peer"])
+        return {"code": _SUCCESS, "offset": value} if accepted else {"code": EXPIRED_TERM, "term": value}
+
     # ---- observation --------------------------------------------------------------------------------
 
     def _set_variables(self, cluster_name: str, broker_name: str) -> dict[str, Any]:
@@ -407,6 +473,8 @@ class ImplSystem:
         ha_state: dict[str, str] = {}
         acks: dict[str, dict[int, int]] = {}
         pending_alter: dict[str, dict[str, Any]] = {}
+        broker_role: dict[str, str] = {}
+        term: dict[str, int] = {}
         for name, broker in self._processes.items():
             meta = load_meta(broker.storage)
             temp = load_temp(broker.storage)
@@ -420,17 +488,26 @@ class ImplSystem:
             reg_state[name] = broker.register_state.value
             addr[name] = broker.address
             role[name] = Role.NONE.value if manager is None else manager.role.value
-            local_master_epoch[name] = 0 if manager is None else manager.master_epoch
-            local_sync_state_set_epoch[name] = 0 if manager is None else manager.sync_state_set_epoch
+            controller_mode = isinstance(manager, ReplicasManager)
+            local_master_epoch[name] = manager.master_epoch if controller_mode else 0
+            local_sync_state_set_epoch[name] = manager.sync_state_set_epoch if controller_mode else 0
+            broker_role[name] = _broker_role(broker.storage)
+            term[name] = load_term(broker.storage)
             log[name] = list(broker.commit_log.entries)
             flushed[name] = broker.commit_log.flushed
             epoch_file[name] = broker.epoch_file.entries()
             confirm_offset[name] = broker.confirm_offset
             if manager is None:
-                local_master_id[name] = NO_MASTER_ID
+                local_master_id[name] = self._failover_master.get(name, NO_MASTER_ID)
                 local_sync_state_set[name] = frozenset()
                 ha_state[name] = "NONE"
                 acks[name] = {}
+                pending = None
+            elif not isinstance(manager, ReplicasManager):  # the designs RIP-44 replaced: no epochs, no syncStateSet
+                local_master_id[name] = manager.master_id
+                local_sync_state_set[name] = frozenset()
+                ha_state[name] = manager.ha_client.ha_state.value
+                acks[name] = dict(manager.ha_service.acks)
                 pending = None
             else:
                 service = manager.ha_service
@@ -470,9 +547,8 @@ class ImplSystem:
             "seen": frozenset(self._broker_set.seen),
             "partitions": frozenset(self._broker_set.partitions),
             "late": {p: _late_record(r) for p, r in self._client.in_flight.items()},
-            # controller mode's processes: no configured role, no term (the designs RIP-44 replaced: impl helper)
-            "brokerRole": {p: "NONE" for p in meta_file},
-            "term": {p: 0 for p in meta_file},
+            "brokerRole": broker_role,
+            "term": term,
         }
 
     def truncation_point(self, pre: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -528,6 +604,25 @@ def _broker(system: ImplSystem, process: str) -> BrokerProcess:
     if broker is None:
         raise NotEnabled(f"unknown process {process!r}")
     return broker
+
+
+def _broker_role(storage: Storage) -> str:
+    """The variable ``brokerRole`` off a broker's ``broker.conf``: NONE without one (controller mode), DLEDGER for a
+    DLedger member, else 4.x's MASTER (SYNC_MASTER, ASYNC_MASTER) or SLAVE."""
+    config = load_store_config(storage)
+    if config is None:
+        return "NONE"
+    if config.enable_dleger_commit_log:
+        return "DLEDGER"
+    return "MASTER" if config.is_master else "SLAVE"
+
+
+def _running_as(system: ImplSystem, process: str, kind: type[_Running]) -> _Running:
+    """The volatile state of a running broker of the design ``kind`` (MasterSlaveManager, DLedgerServer)."""
+    manager = _broker(system, process).replicas_manager
+    if not isinstance(manager, kind):
+        raise NotEnabled(f"{process} is DOWN or not a running {kind.__name__}")
+    return manager
 
 
 def _running_manager(system: ImplSystem, process: str) -> ReplicasManager:
@@ -613,4 +708,15 @@ _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {
     "DeliverLate": ImplSystem._deliver_late,
     "WipeDisk": ImplSystem._wipe_disk,
     "ControllerMetadataLoss": ImplSystem._controller_metadata_loss,
+    "MsRestart": ImplSystem._design_restart,
+    "OperatorFailover": ImplSystem._operator_failover,
+    "MsWrite": ImplSystem._ms_write,
+    "MsConnect": ImplSystem._ms_connect,
+    "MsTransfer": ImplSystem._ms_transfer,
+    "MsAck": ImplSystem._ms_ack,
+    "MsSlaveTimeout": ImplSystem._ms_slave_timeout,
+    "DlElect": ImplSystem._dl_elect,
+    "DlRestart": ImplSystem._design_restart,
+    "DlWrite": ImplSystem._dl_write,
+    "DlPush": ImplSystem._dl_push,
 }
