@@ -20,7 +20,13 @@ Module map:
 - ``acks``: the pure confirmOffset / acked-up-to rule (spec/Acks.tla);
 - ``epoch_file``, ``commit_log``, ``truncation``, ``retention``: EpochFileCache with binary searches, the
   commit log with its flushed prefix, the four truncation policies, retention;
-- ``broker``: ``BrokerProcess``: disk, crash (and the torn crash), restart, flush, consume, disk wipe.
+- ``broker``: ``BrokerProcess``: disk, crash (and the torn crash), restart, flush, consume, disk wipe;
+- the designs RIP-44 replaced (spec/Designs.tla): ``store_config`` (a broker's ``broker.conf``: 4.x's
+  ``brokerRole`` and ``haMasterAddress``, DLedger's ``enableDLegerCommitLog``; InitDesign's ``initial_configs``),
+  ``master_slave`` (4.x: ``MasterSlaveManager`` with ``DefaultHAService`` and ``DefaultHAClient``,
+  ``operator_failover``), ``dledger`` (``DLedgerServer`` with ``MemberState``, whose term is in the file
+  ``currterm``, ``DLedgerStore``, ``DLedgerLeaderElector``, ``DLedgerEntryPusher``); a broker with a ``broker.conf``
+  runs one of these instead of a ``ReplicasManager``.
 
 The adapter the conformance suite steps like the reference model, ``ImplSystem``, lives in
 ``conformance/engines/impl.py``.
@@ -43,5 +49,13 @@ on purpose:
 - ``AutoSwitchHAClient.handshake`` -> ``-1`` where the trace says ``NO_CONSISTENT_POINT``;
 - ``AutoSwitchHAService.write`` -> ``None`` where the trace says ``IN_SYNC_REPLICAS_NOT_ENOUGH``;
 - ``report_sync_state_set_changed`` (doReportSyncStateSetChanged) -> ``Propose``;
-- ``IllegalStateError`` -> an action that is not enabled (``NotEnabled`` in the adapter).
+- ``IllegalStateError`` -> an action that is not enabled (``NotEnabled`` in the adapter);
+- 4.x: ``store_config.BrokerRole`` (SYNC_MASTER, ASYNC_MASTER, SLAVE) -> ``brokerRole`` MASTER or SLAVE;
+  ``DefaultHAService.acks`` (each ``HAConnection``'s slave offset) -> ``acks``; ``DefaultHAService.request``
+  (the ``GroupCommitRequest`` waiting for a slave) -> ``confirmOffset < LEO`` on a master; ``PutMessageStatus.PUT_OK``
+  -> ``SUCCESS``;
+- DLedger: ``MemberState.curr_term`` -> ``term``; LEADER / FOLLOWER -> role MASTER / SLAVE, ``leader_id`` ->
+  ``localMasterId``; ``DLedgerStore.committed_index`` -> ``confirmOffset``; ``DLedgerEntryPusher.acks`` (peer water
+  marks) -> ``acks``; ``EntryHandler.ha_state`` -> ``haState``; ``DLedgerEntryPusher.push`` -> ``(False, term)``
+  where the trace says ``EXPIRED_TERM``.
 """

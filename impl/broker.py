@@ -13,7 +13,7 @@ from collections.abc import Callable
 from .client import ControllerClient
 from .commit_log import COMMIT_LOG_FILE, open_commit_log
 from .config import BrokerConfig
-from .dledger import CURR_TERM_FILE, DLedgerServer
+from .dledger import DLedgerServer
 from .epoch_file import EPOCH_FILE, EpochFile
 from .ha import BrokerSet
 from .master_slave import MasterSlaveManager
@@ -22,7 +22,7 @@ from .protocol import NO_BROKER_ID
 from .replicas_manager import ReplicasManager
 from .states import S_REGISTERED, S_ROLE_NONE, S_SLAVE, IllegalStateError, RegisterState
 from .storage import Storage
-from .store_config import STORE_CONFIG_FILE, load_store_config
+from .store_config import load_store_config
 
 __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
@@ -31,7 +31,7 @@ _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.D
 # every file of a broker's store, in the order a wipe deletes them: the identity files first, so that a wipe cut
 # short leaves data without an id (a new broker's stale replica, truncated by its first handshake), never an id
 # without its data
-STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE, STORE_CONFIG_FILE, CURR_TERM_FILE)
+STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE)
 Running = ReplicasManager | MasterSlaveManager | DLedgerServer  # a running broker's volatile state, by its design
 
 

@@ -13,6 +13,12 @@ request (``SendLate``: built by the broker now, held by the client's network, ap
 spec/README.md ("Trace kinds") are run here too: controller requests naming other declared broker sets
 (the controller keeps every set), leadership changes, and :meth:`ImplSystem.observed` with the identity
 files as the disk holds them.
+
+The designs RIP-44 replaced (``Options.design``, reference/designs.py): the adapter provisions each disk as
+InitDesign says (``impl/store_config.py``: the identity file and ``broker.conf``) before the processes start, steps
+the 4.x tags on a broker's ``MasterSlaveManager`` and the DLedger tags on its ``DLedgerServer``, refuses a tag that
+is not an action of the configuration's design (the network's faults aside), and reads ``brokerRole`` and ``term``
+off each disk.
 """
 
 from __future__ import annotations
@@ -70,10 +76,10 @@ _SUCCESS = ResponseCode.SUCCESS.name
 _NEED_LEADER = frozenset({"Expand", "Shrink"})
 # What a process configured for another broker set than the default may do: it never sends a request
 # there (SendApplyBrokerId and SendRegister refuse at checkMetadataValid: its files name the default set).
+_RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 # The network's faults, which every design's replication reads (a cut link stops a 4.x slave's transfer, a DLedger
 # push or vote): taken in any design, though only controller mode's Next has them.
 _EVERY_DESIGN = frozenset({"PartitionLink", "HealLink"})
-_RUN_ANYWHERE = frozenset({"LoadMetaFile", "LoadTempFile", "SendApplyBrokerId", "SendRegister", "Crash", "Flush", "Restart"})
 
 Outcome = dict[str, Any]
 _Running = TypeVar("_Running", MasterSlaveManager, DLedgerServer)
