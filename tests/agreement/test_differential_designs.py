@@ -7,6 +7,7 @@ must refuse it); crashes are rarer than the rest so that the walks get far."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -44,8 +45,8 @@ class _Domains:
 
 
 def _walk(design: str, n: int, seed: int, length: int, opts: Options, partitions: bool = False, **impl_kwargs: Any
-          ) -> dict[str, int]:
-    """``length`` checked steps of one seeded walk; returns how often each tag was taken."""
+          ) -> Counter[tuple[str, str]]:
+    """``length`` checked steps of one seeded walk; returns how often each (tag, outcome code) was taken."""
     processes = {f"p{i}": f"10.0.0.{i}" for i in range(1, n + 1)}
     config = Config(processes, opts)
     ref, impl = ReferenceEngine(config), make_engine("impl", config, **impl_kwargs)
@@ -56,7 +57,7 @@ def _walk(design: str, n: int, seed: int, length: int, opts: Options, partitions
                     if p < q for lost in (False, True)]
         actions += [{"tag": "HealLink", "process": p, "peer": q} for p in processes for q in processes if p < q]
     rng = random.Random(seed)
-    taken: dict[str, int] = {}
+    taken: Counter[tuple[str, str]] = Counter()
     for i in range(1, length + 1):
         candidates = [a for a in actions if a["tag"] not in WRITE_TAGS or ref.state.next_msg <= MAX_MSGS]
         enabled = [a for a in candidates if _enabled(ref, a, opts)]
@@ -64,19 +65,24 @@ def _walk(design: str, n: int, seed: int, length: int, opts: Options, partitions
             action = rng.choices(enabled, [_RARE.get(a["tag"], 1.0) for a in enabled])[0]
         else:
             action = rng.choice(candidates)
+        outcome = _outcome(ref, action, opts)
         failure, after = check_step(ref, impl, action, i, None, {})
         assert failure is None, (design, n, seed, failure)
         if after is not None:
-            taken[action["tag"]] = taken.get(action["tag"], 0) + 1
+            taken[action["tag"], outcome] += 1
     return taken
 
 
-def _enabled(ref: ReferenceEngine, action: dict[str, Any], opts: Options) -> bool:
+def _outcome(ref: ReferenceEngine, action: dict[str, Any], opts: Options) -> str:
+    """The code of ``action``'s outcome on the reference's state, "" when it is not enabled."""
     try:
-        step(ref.state, action, opts)
+        return str(step(ref.state, action, opts)[1]["code"])
     except NotEnabled:
-        return False
-    return True
+        return ""
+
+
+def _enabled(ref: ReferenceEngine, action: dict[str, Any], opts: Options) -> bool:
+    return _outcome(ref, action, opts) != ""
 
 
 MS_SYNC = Options(design=MASTER_SLAVE)
@@ -94,17 +100,18 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "n", "opts"), CASES, ids=[c[0] for c in CASES])
 def test_random_walks_agree_step_for_step(name: str, n: int, opts: Options) -> None:
-    taken: dict[str, int] = {}
-    for seed in range(3):
-        for tag, count in _walk(opts.design, n, seed, 150, opts).items():
-            taken[tag] = taken.get(tag, 0) + count
+    taken = sum((_walk(opts.design, n, seed, 150, opts) for seed in range(3)), Counter())
+    codes = {code for _, code in taken}
+    assert "SUCCESS" in codes
+    if opts.design == MASTER_SLAVE and opts.sync_master:  # a SYNC_MASTER's answers besides SUCCESS
+        assert {"SLAVE_NOT_AVAILABLE", "FLUSH_SLAVE_TIMEOUT"} <= codes
     design_tags = {a["tag"] for a in next_actions(_Domains({f"p{i}": "x" for i in range(1, n + 1)}, opts.design))}
     if not opts.async_flush:
         design_tags.discard("Flush")  # every append is flushed at once
     if not opts.sync_master:
         design_tags.discard("MsSlaveTimeout")  # an ASYNC_MASTER never waits
     # the walks reach every action of the design (a walk that never writes or never fails over checks little)
-    assert set(taken) == design_tags, sorted(design_tags - set(taken))
+    assert {tag for tag, _ in taken} == design_tags, sorted(design_tags - {tag for tag, _ in taken})
 
 
 @pytest.mark.parametrize("opts", [MS_SYNC, Options(design=DLEDGER)], ids=["masterslave", "dledger"])
@@ -133,19 +140,19 @@ def test_the_known_4x_loss_agrees_on_both_engines() -> None:
     ref, impl = ReferenceEngine(config), make_engine("impl", config)
     actions = [{"tag": "MsWrite", "process": "p1"}, {"tag": "Crash", "process": "p1"},
                {"tag": "OperatorFailover", "process": "p2"}]
-    for i, action in enumerate(actions, start=1):
+    assert impl.step(actions[0]) == ref.step(actions[0]) == {"code": "SLAVE_NOT_AVAILABLE", "msg": 1, "offset": 0}
+    for i, action in enumerate(actions[1:], start=2):
         failure, _ = check_step(ref, impl, action, i, None, {})
         assert failure is None, failure
-    outcomes = impl.variables()
-    assert outcomes["acked"] == {1} and outcomes["brokerRole"] == {"p1": "SLAVE", "p2": "MASTER"}
-    assert outcomes["log"]["p2"] == []
+    after = impl.variables()
+    assert after == ref.variables()
+    assert after["acked"] == {1} and after["brokerRole"] == {"p1": "SLAVE", "p2": "MASTER"} and after["log"]["p2"] == []
 
 
 @pytest.mark.parametrize(("name", "n", "opts"), [c for c in CASES if c[1] == 3], ids=[c[0] for c in CASES if c[1] == 3])
 def test_random_walks_with_cut_links_agree(name: str, n: int, opts: Options) -> None:
     """A cut link makes stale DLedger leaders (a push then meets a later term: EXPIRED_TERM) and idle 4.x slaves."""
-    taken: dict[str, int] = {}
-    for seed in range(3):
-        for tag, count in _walk(opts.design, n, seed, 150, opts, partitions=True).items():
-            taken[tag] = taken.get(tag, 0) + count
-    assert taken.get("PartitionLink", 0) > 0 and taken.get("HealLink", 0) > 0
+    taken = sum((_walk(opts.design, n, seed, 150, opts, partitions=True) for seed in range(3)), Counter())
+    assert taken["PartitionLink", "OK"] > 0 and taken["HealLink", "OK"] > 0
+    if opts.design == DLEDGER:
+        assert taken["DlPush", "EXPIRED_TERM"] > 0
