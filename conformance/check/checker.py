@@ -2,7 +2,8 @@
 within a spec configuration's bounds (conformance/check/specconfig.py), the way TLC explores the spec.
 
 - The initial states are the spec's Init (each process under each of its addresses) or InitRegistered
-  (reached from Init by the registration steps AutoSwitch.tla documents, for each order of the processes).
+  (reached from Init by the registration steps AutoSwitch.tla documents, for each order of the processes); in the
+  designs RIP-44 replaced, InitDesign (spec/Designs.tla: ids by name, so no symmetry).
 - The actions are those of AutoSwitch's Next for the configuration's processes, addresses and ids
   (explore.NextActions, read from the action table; Write bounded by MaxMsgs); a successor outside
   StateConstraint is dropped (not counted, not checked).
@@ -38,7 +39,7 @@ from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.liveness import charged, counts, fair_row, fault_kind
-from autoswitch.reference.state import Process, Replica, TempFile
+from autoswitch.reference.state import CONTROLLER, Process, Replica, TempFile
 from autoswitch.reference.variables import LazyVariables, variables
 
 Action = Mapping[str, Any]
@@ -127,7 +128,10 @@ class Renaming:
 def symmetries(spec: SpecConfig, opts: Options) -> tuple[list[Renaming], str]:
     """The non-identity renamings under which the configuration is symmetric, or ``([], why not)``.
     Processes are interchangeable when they have as many addresses (mapped in sorted order) and agree
-    on the process-named options (asyncLearners)."""
+    on the process-named options (asyncLearners); never in the designs RIP-44 replaced (InitDesign)."""
+    if opts.design != CONTROLLER:
+        return [], (f"the processes of the {opts.design} design are not interchangeable: InitDesign fixes each one's broker "
+                    "id by its name (ids 1..n in name order; in 4.x the first is the MASTER)")
     procs = spec.processes
     all_addrs = [a for p in procs for a in spec.addrs[p]]
     if len(set(all_addrs)) != len(all_addrs):

@@ -27,6 +27,7 @@ from autoswitch.conformance.errors import InputError
 from autoswitch.reference import Options
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.liveness import LIVENESS, LIVENESS_BY_NAME, NEW_FAULTS
+from autoswitch.reference.state import CONTROLLER, DESIGNS
 
 # Where the spec is: ``--spec-dir`` (use_spec_dir), else $AUTOSWITCH_SPEC_DIR, else the checkout's spec/ (an editable
 # install, ``pip install -e .``: a plain install ships no spec/).
@@ -44,6 +45,7 @@ SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 FAULT_CONSTANTS = {"Faults": frozenset(), "MaxFaults": 0, "BoundAllFaults": False}
 # SPECIFICATION (the liveness configurations: Init /\ [][Next]_vars /\ Fairness) -> the initial predicate it starts from
 SPECIFICATIONS = {"LiveSpec": "Init", "LiveSpecRegistered": "InitRegistered", "LiveSpecDesign": "InitDesign"}
+INITS = ("Init", "InitRegistered", "InitDesign")  # the initial predicates; InitDesign only of a design RIP-44 replaced
 
 
 # A configuration's name: a file name in the spec folder, never a path.
@@ -94,7 +96,7 @@ class SpecConfig:
     addrs: Mapping[str, tuple[str, ...]]  # process -> its addresses (Addrs), sorted
     broker_ids: tuple[int, ...]
     constants: Mapping[str, Any]  # every `Name = value` of CONSTANTS
-    init: str  # "Init" or "InitRegistered"
+    init: str  # one of INITS
     invariants: tuple[str, ...]
     properties: tuple[str, ...]  # the action properties of PROPERTIES
     source: Path  # the .cfg file read
@@ -118,7 +120,7 @@ class SpecConfig:
     @property
     def design(self) -> str:
         """The replication design (the constant Design, reference/designs.py); controller mode when absent."""
-        return str(self.constants.get("Design", "controller"))
+        return str(self.constants.get("Design", CONTROLLER))
 
     @property
     def faults(self) -> frozenset[str]:
@@ -281,10 +283,12 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
                 sections[section].append((word, number))
     addrs, broker_ids = _module_definitions(path.parent / f"{module}.tla", f"{path}:1")
     _check_constants(path, constants, at)
-    init = [w for w, _ in sections["INIT"]] + [SPECIFICATIONS.get(w, w) for w, _ in sections["SPECIFICATION"]]
-    if len(init) != 1 or init[0] not in ("Init", "InitRegistered", "InitDesign"):
-        raise SpecConfigError(f"{path}: needs INIT Init, INIT InitRegistered or SPECIFICATION {' or '.join(SPECIFICATIONS)} "
+    starts = sections["INIT"] + sections["SPECIFICATION"]  # (the word, its line)
+    init = [SPECIFICATIONS.get(w, w) for w, _ in starts]
+    if len(init) != 1 or init[0] not in INITS:
+        raise SpecConfigError(f"{path}: needs INIT {', INIT '.join(INITS)} or SPECIFICATION {' or '.join(SPECIFICATIONS)} "
                               f"(found: {init})")
+    _check_design(path, constants, at, init[0], *starts[0])
     for (section, known) in (("INVARIANTS", STATE_INVARIANTS), ("PROPERTIES", ACTION_PROPERTIES + LIVENESS)):
         names = [p.name for p in known]
         for word, number in sections[section]:
@@ -301,6 +305,20 @@ def load_spec_config(cfg: str | Path) -> SpecConfig:
         line = f":{at[constant]}" if constant in at else ""
         raise SpecConfigError(f"{path}{line}: {constant} {problem}")
     return spec
+
+
+def _check_design(path: Path, constants: Mapping[str, Any], at: Mapping[str, int], init: str, word: str, line: int) -> None:
+    """Design one of DESIGNS, started from its initial predicate: InitDesign (spec/Designs.tla) in the designs RIP-44
+    replaced, Init or InitRegistered in controller mode (``init``: the predicate ``word``, on ``line``, starts from)."""
+    design = constants.get("Design", CONTROLLER)
+    if design not in DESIGNS:
+        raise SpecConfigError(f"{path}:{at['Design']}: Design = {design!r}: must be one of {', '.join(map(repr, DESIGNS))}")
+    if (init == "InitDesign") == (design == CONTROLLER):
+        declared = f"line {at['Design']}" if "Design" in at else "the default"
+        wanted = ("INIT Init, INIT InitRegistered or SPECIFICATION LiveSpec, LiveSpecRegistered" if design == CONTROLLER
+                  else "INIT InitDesign or SPECIFICATION LiveSpecDesign")
+        raise SpecConfigError(f"{path}:{line}: {word} does not start the {design} design "
+                              f"(Design = {design!r}, {declared}): use {wanted}")
 
 
 def _check_constants(path: Path, constants: Mapping[str, Any], at: Mapping[str, int]) -> None:

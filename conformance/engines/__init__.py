@@ -11,6 +11,7 @@ from attrs import frozen
 
 from autoswitch.conformance.trace.validate import MAX_PROCESSES, NAME
 from autoswitch.reference import Options, cluster
+from autoswitch.reference.state import DESIGNS
 from autoswitch.reference.truncation import POLICIES
 
 KINDS = ("reference", "impl")
@@ -49,6 +50,11 @@ OPTION_RANGES = {"minInSyncReplicas": (1, MAX_PROCESSES), "inSyncReplicas": (1, 
 _INT_OPTIONS = {name for name, f in OPTION_FIELDS.items() if type(getattr(Options(), f)) is int}
 if _INT_OPTIONS != set(OPTION_RANGES):
     raise ImportError(f"OPTION_RANGES must give the range of exactly the int options {sorted(_INT_OPTIONS)}")
+# every string option's values (a new string option needs a row, likewise)
+OPTION_CHOICES = {"design": DESIGNS}
+_STR_OPTIONS = {name for name, f in OPTION_FIELDS.items() if type(getattr(Options(), f)) is str}
+if _STR_OPTIONS != set(OPTION_CHOICES):
+    raise ImportError(f"OPTION_CHOICES must give the values of exactly the string options {sorted(_STR_OPTIONS)}")
 MAX_ADDRESS = 256  # characters of an address
 
 
@@ -100,7 +106,7 @@ def processes_problem(processes: Any) -> str | None:
 def options_from_meta(meta: Mapping[str, Any], processes: Mapping[str, str]) -> tuple[Options | None, str, str]:
     """The ``Options`` of ``#meta.policy`` and ``#meta.options``, or ``(None, field, problem)``. Absent options
     keep their defaults (the safe settings); bool options are bools, int options within
-    :data:`OPTION_RANGES`, set options lists of distinct names of declared processes."""
+    :data:`OPTION_RANGES`, string options one of :data:`OPTION_CHOICES`, set options lists of distinct names of declared processes."""
     options = meta.get("options", {})
     if not isinstance(options, dict):
         return None, "#meta.options", "must be an object"
@@ -123,6 +129,8 @@ def options_from_meta(meta: Mapping[str, Any], processes: Mapping[str, str]) -> 
         elif name in OPTION_RANGES and not OPTION_RANGES[name][0] <= value <= OPTION_RANGES[name][1]:
             low, high = OPTION_RANGES[name]
             return None, where, f"must be in {low}..{high}, got {value}"
+        elif name in OPTION_CHOICES and value not in OPTION_CHOICES[name]:
+            return None, where, f"must be one of {', '.join(OPTION_CHOICES[name])}, got {show_name(value)}"
         values[field] = value
     policy = meta.get("policy", "rocketmq")
     if policy not in POLICIES:

@@ -17,6 +17,13 @@ the fair suffix of fair.py heals the system (at most fair.FAIR_BOUND steps, each
 liveness property must hold at the end (fair.py says when a false one counts). Its control is the liveness
 property its options break (controls.py); the safety invariants they break are tolerated. Its prefix draws no
 ``ControllerMetadataLoss`` (LIVE_WEIGHTS).
+
+The designs RIP-44 replaced (reference/designs.py) have configurations of their own, ``<design>-<n>p`` (``ms-async-2p``,
+``dledger-3p``; ``-live`` likewise), the policy left at rocketmq: DESIGN_SETS. Their walks start from InitDesign and
+draw only the design's actions (generate.DESIGN_STEPS, weighed by DEFAULT_WEIGHTS) and its one fault, Crash (a DOWN
+process's only step is its restart); a liveness walk's prefix crashes a process only while no other is down (the fault
+bound of the design's liveness configurations: one failure at a time, as MaxFaults 1), so that a majority of three
+DLedger members is left at the cut.
 """
 
 from __future__ import annotations
@@ -36,9 +43,13 @@ from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.explore import Failure, check_step
 from autoswitch.conformance.simulation.fair import FAIR_BOUND, FAIR_WINDOW, FairScheduler, Stuck, stuck
 from autoswitch.conformance.simulation.generate import (
+    DESIGN_STEPS,
+    DESIGN_TAGS,
     REGISTERED_TAGS,
     UNSAFE_REQUESTS,
     controller_request,
+    design_action,
+    design_steps,
     fault_action,
     process_action,
     registered_steps,
@@ -46,7 +57,9 @@ from autoswitch.conformance.simulation.generate import (
 )
 from autoswitch.reference import Options
 from autoswitch.reference.actions import ACTIONS
+from autoswitch.reference.designs import design_of
 from autoswitch.reference.liveness import NEW_FAULTS
+from autoswitch.reference.state import CONTROLLER, DLEDGER, DOWN, MASTER_SLAVE
 from autoswitch.reference.truncation import POLICIES
 
 PASS = "pass"
@@ -69,8 +82,12 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "CrashTorn": 1, "ControllerMetadataLoss": 0.3, "PartitionLink": 1, "HealLink": 2, "SendLate": 1, "DeliverLate": 2,
     "WipeDisk": 1,
     "lost": 0.05,
+    # the designs' steps by role (generate.DESIGN_STEPS; Flush and Consume 1): writes and transfers often, the
+    # operator's failover as soon as a 4.x master is down (it is enabled only then)
+    "MsWrite": 2, "MsSlaveTimeout": 0.5, "MsConnect": 1, "MsTransfer": 2, "MsAck": 1, "OperatorFailover": 3,
+    "DlWrite": 2, "DlPush": 3, "DlElect": 1,
 }
-WEIGHT_NAMES = (*MOVES, *REGISTERED_TAGS, "lost")
+WEIGHT_NAMES = tuple(dict.fromkeys((*MOVES, *REGISTERED_TAGS, *DESIGN_TAGS, "lost")))
 MAX_WEIGHT = 1e9  # weights are relative; a bound keeps their sums finite
 
 
@@ -106,6 +123,19 @@ OPTION_SETS: dict[str, OptionSet] = {
                              warm=True),
     "retry-off": OptionSet({"register_retry": False}),
 }
+# The designs RIP-44 replaced (module docstring): option set and process counts of each, named <design>-<n>p.
+DESIGN_SETS: dict[str, tuple[OptionSet, tuple[int, ...]]] = {
+    "ms-async": (OptionSet({"design": MASTER_SLAVE, "sync_master": False}), (2,)),
+    "ms-sync": (OptionSet({"design": MASTER_SLAVE, "sync_master": True}), (2,)),
+    "dledger": (OptionSet({"design": DLEDGER}), (2, 3)),
+}
+
+
+def option_set(name: str) -> OptionSet:
+    """The option set ``name`` of OPTION_SETS or DESIGN_SETS."""
+    return OPTION_SETS[name] if name in OPTION_SETS else DESIGN_SETS[name][0]
+
+
 # Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
 # carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
 POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
@@ -133,13 +163,13 @@ class SimConfig:
     @property
     def config(self) -> Config:
         procs = {f"p{i}": f"10.0.0.{i}:30911" for i in range(1, self.processes + 1)}
-        return Config(procs, Options(policy=self.policy, **OPTION_SETS[self.option_set].options))
+        return Config(procs, Options(policy=self.policy, **option_set(self.option_set).options))
 
     @property
     def breaks(self) -> tuple[str, ...]:
         """Properties these settings are known to break (controls.py); the first is the negative control's. A liveness
         configuration's are the liveness properties first, then the invariants."""
-        options = OPTION_SETS[self.option_set].options
+        options = option_set(self.option_set).options
         safety = controls.breaks(self.policy, options)
         return (*controls.liveness_breaks(self.policy, options), *safety) if self.live else safety
 
@@ -147,7 +177,7 @@ class SimConfig:
     def control(self) -> str | None:
         """The property a campaign must find broken here, or None: a safe configuration."""
         if self.live:
-            live = controls.liveness_breaks(self.policy, OPTION_SETS[self.option_set].options)
+            live = controls.liveness_breaks(self.policy, option_set(self.option_set).options)
             return live[0] if live else None
         return self.breaks[0] if self.breaks else None
 
@@ -160,17 +190,18 @@ class SimConfig:
     @property
     def warm(self) -> bool:
         """Its walks start from a healthy set (OptionSet.warm; liveness walks only)."""
-        return self.live and OPTION_SETS[self.option_set].warm
+        return self.live and option_set(self.option_set).warm
 
     def weights(self, overrides: Mapping[str, float] = {}) -> dict[str, float]:
         """The walks' weights: the defaults, the policy's, the option set's, a liveness walk's, then ``overrides``."""
         live = LIVE_WEIGHTS if self.live else {}
-        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **OPTION_SETS[self.option_set].weights, **live,
+        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **option_set(self.option_set).weights, **live,
                 **overrides}
 
 
 def grid() -> dict[str, SimConfig]:
-    """Every configuration: option sets x policies x process counts x (safety, liveness), by name."""
+    """Every configuration: option sets x policies x process counts x (safety, liveness), then the designs' (DESIGN_SETS)
+    x their process counts x (safety, liveness), by name."""
     out = {}
     for o in OPTION_SETS:
         for policy in POLICIES:
@@ -178,6 +209,11 @@ def grid() -> dict[str, SimConfig]:
                 for live in (False, True):
                     name = f"{o}-{policy}-{n}p" + (LIVE_SUFFIX if live else "")
                     out[name] = SimConfig(name, o, policy, n, live)
+    for o, (_, counts) in DESIGN_SETS.items():
+        for n in counts:
+            for live in (False, True):
+                name = f"{o}-{n}p" + (LIVE_SUFFIX if live else "")
+                out[name] = SimConfig(name, o, "rocketmq", n, live)
     return out
 
 
@@ -185,8 +221,10 @@ def select(patterns: Sequence[str]) -> list[SimConfig]:
     """The configurations whose names match any of ``patterns`` (exact names or shell globs), in
     grid order; a pattern matching nothing, or no pattern at all, is an error naming the known configurations."""
     configs = grid()
+    designs = ", ".join(f"{o}-{n}p" for o, (_, counts) in DESIGN_SETS.items() for n in counts)
     known = (f"names are <options>-<policy>-<n>p (safety walks) or <options>-<policy>-<n>p{LIVE_SUFFIX} (liveness walks) with "
-             f"options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}")
+             f"options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}; the designs RIP-44 "
+             f"replaced: {designs} (and {LIVE_SUFFIX} of each)")
     if not patterns:
         raise InputError(f"no configuration named; {known}")
     chosen: list[str] = []
@@ -224,10 +262,17 @@ def parse_weights(text: str) -> dict[str, float]:
 
 def check_weights(name: str, weights: Mapping[str, float]) -> None:
     """A configuration's weights (SimConfig.weights) leave something to draw: some move weighs more than
-    zero, and if ``process`` does, so does some protocol step of each role (Drawer.draw)."""
-    if not any(weights.get(m, 0) > 0 for m in MOVES):
-        raise InputError(f"weights: every move of {name} weighs 0 ({', '.join(MOVES)}); give one a weight > 0")
-    if weights.get("process", 0) > 0:
+    zero, and if ``process`` does, so does some protocol step of each role (Drawer.draw; a design's: DESIGN_STEPS)."""
+    design = grid()[name].config.options.design if name in grid() else CONTROLLER
+    moves = [m for m in MOVES if _drawn(m, design)]
+    if not any(weights.get(m, 0) > 0 for m in moves):
+        raise InputError(f"weights: every move of {name} weighs 0 ({', '.join(moves)}); give one a weight > 0")
+    if weights.get("process", 0) > 0 and design != CONTROLLER:
+        for role, steps in DESIGN_STEPS[design].items():
+            if not any(weights.get(t, 1.0) > 0 for t in steps):
+                raise InputError(f"weights: every step a running {role} process of {name} takes weighs 0 "
+                                 f"({', '.join(steps)}); give one a weight > 0")
+    elif weights.get("process", 0) > 0:
         for role in ("MASTER", "SLAVE", "NONE"):
             steps = registered_steps({"role": {"p": role}}, "p", data=True)
             if not any(weights.get(t, 1.0) > 0 for t in steps):
@@ -244,31 +289,52 @@ def walk_seed(campaign_seed: int, config: str, walk: int) -> int:
 def abstract_state(v: Mapping[str, Any]) -> int:
     """A signed 64-bit hash of the abstraction of a state: the controller's master, epochs and
     syncStateSet size, and per process its registration state, role, HA state, local epochs, log
-    length, flushed prefix and confirmOffset (message ids and addresses are left out)."""
+    length, flushed prefix and confirmOffset (message ids and addresses are left out); in the designs RIP-44 replaced
+    also each process's configured role and term."""
     procs = sorted(v["regState"])
-    view = (
+    view: tuple = (
         v["masterId"] != -1, v["masterEpoch"], v["syncStateSetEpoch"], len(v["syncStateSet"]), len(v["alive"]),
         tuple((v["regState"][p], v["role"][p], v["haState"][p], v["localMasterEpoch"][p], len(v["log"][p]), v["flushed"][p],
                v["confirmOffset"][p]) for p in procs),
     )
+    if design_of(v) != CONTROLLER:
+        view += (tuple((v["brokerRole"][p], v["term"][p]) for p in procs),)
     return int.from_bytes(hashlib.blake2b(repr(view).encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def _drawn(move: str, design: str) -> bool:
+    """Whether a walk of ``design`` draws ``move``: a process's step always, a controller request in controller mode,
+    any other move when its tag is in the action table and in the design's Next."""
+    if move in ("process", "request"):
+        return move == "process" or design == CONTROLLER
+    return move in ACTIONS and design in ACTIONS[move].designs
 
 
 class Drawer:
     """Draws the next action of a walk from the current variables with the configuration's weights: a
     move, then a tag (generate.py's protocol steps by role, or a request of the action table), then its
-    parameters by kind (generate.process_action, generate.controller_request)."""
+    parameters by kind (generate.process_action, generate.controller_request). In a design RIP-44 replaced the moves
+    are a process's step (generate.design_steps) and Crash, only while fewer than ``max_down`` processes are down
+    (None: no bound)."""
 
-    def __init__(self, config: Config, weights: Mapping[str, float]):
+    def __init__(self, config: Config, weights: Mapping[str, float], max_down: int | None = None):
         self.procs = sorted(config.processes)
         self.addrs = [*config.processes.values(), "10.0.1.1:30911", "10.0.1.2:30911"]
-        self.moves = [m for m in MOVES if weights.get(m, 0) > 0 and (m not in FAULT_MOVES or m in ACTIONS)]
+        self.design = config.options.design
+        self.moves = [m for m in MOVES if weights.get(m, 0) > 0 and _drawn(m, self.design)]
         self.move_weights = [weights[m] for m in self.moves]
         self.weights = weights
+        self.max_down = max_down
 
     def draw(self, rng: random.Random, v: dict[str, Any]) -> dict[str, Any] | None:
         """An action, or None for a draw with nothing to do (e.g. expiring when no broker is alive)."""
         move = rng.choices(self.moves, self.move_weights)[0]
+        if move == "process" and self.design != CONTROLLER:
+            p = rng.choice(self.procs)
+            steps = design_steps(v, p, self.design)
+            if len(steps) <= 1:
+                return design_action(rng, v, p, steps[0]) if steps else None
+            return design_action(rng, v, p, rng.choices(steps, [self.weights.get(t, 1.0) for t in steps])[0])
         if move == "process":
             p = rng.choice(self.procs)
             if v["regState"][p] == "REGISTERED":
@@ -278,6 +344,8 @@ class Drawer:
                 tag = registration_step(v, p)
             return process_action(rng, v, p, tag, self.addrs, self.weights["lost"])
         if move == "Crash":
+            if self.max_down is not None and sum(r == DOWN for r in v["regState"].values()) >= self.max_down:
+                return None
             return {"tag": "Crash", "process": rng.choice(self.procs)}
         if move == "HeartbeatExpire":
             alive = sorted(v["alive"])
@@ -410,7 +478,7 @@ def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: in
     (0 to ``length``) where the faults stop and the fair suffix starts, looking for the property ``control`` first;
     ``warm``: the walk starts with fair steps from Init to quiescence (_checked_run)."""
     rng = random.Random(seed)
-    drawer = Drawer(config, weights)
+    drawer = Drawer(config, weights, 1 if live and config.options.design != CONTROLLER else None)
     if live:
         length = rng.randint(0, length)
     return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, True, live, control, warm)

@@ -21,6 +21,7 @@ from attrs import frozen
 
 from autoswitch.reference import NotEnabled, cluster
 from autoswitch.reference.actions import ACTIONS
+from autoswitch.reference.designs import design_of
 from autoswitch.reference.liveness import FAIRNESS, LIVENESS, Fair, counts, fault_kind
 from autoswitch.reference.state import NO_ID, Options
 
@@ -54,12 +55,13 @@ def _values(f: Fair, name: str, process: str | None, procs: Sequence[str], ids: 
 
 def fair_records(v: Mapping[str, Any]) -> Iterator[tuple[Fair, dict[str, Any]]]:
     """Every record of Next a fairness condition of FAIRNESS speaks of in state ``v`` (the tags of the action table
-    only: a fair tag not in it yet is left out), with its condition, in the table's order."""
+    in the Next of ``v``'s design only: a fair tag not in it is left out), with its condition, in the table's order."""
     procs = sorted(v["regState"])
     ids = _broker_ids(v)
+    design = design_of(v)
     for f in FAIRNESS:
         entry = ACTIONS.get(f.tag)
-        if entry is None:
+        if entry is None or design not in entry.designs:
             continue
         names = list(entry.params)
         for process in procs if "process" in names else (None,):

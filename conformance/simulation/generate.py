@@ -18,14 +18,18 @@ from autoswitch.reference.actions import (
     BROKER_ID,
     BROKER_IDS,
     CONTROLLER,
+    DATA,
     LOST,
+    PEER,
     PROCESS,
+    PROCESS_GROUP,
     SCAN,
     TRIGGERS,
     record,
     tags,
 )
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import DLEDGER, MASTER_SLAVE
 
 # What a walk's process does by role, with repeats for weight (tags of the action table; the data path's
 # in its order): a master writes and heals the set, a slave replicates.
@@ -48,6 +52,34 @@ REGISTERED_STEPS = ["SendHeartbeat", "SendHeartbeat", "SyncReplicaInfo", "SendEl
 # The tags a REGISTERED process of a data-path walk may take, each once (campaign weights name them).
 REGISTERED_TAGS = tuple(dict.fromkeys([t for t in REGISTERED_STEPS if t != "SendAlterSyncStateSet"] + MASTER_STEPS + SLAVE_STEPS))
 assert set(REGISTERED_STEPS + MASTER_STEPS + SLAVE_STEPS + [*NEXT_STEP.values()]) <= set(ACTIONS), "a tag not in the table"
+
+
+# The designs RIP-44 replaced (reference/designs.py): what a running process does by role, each tag once (the campaign's
+# weights weigh them), and the restart a DOWN one takes. The operator's failover is a 4.x slave's step (enabled only
+# while every configured master is down); a DLedger follower's is the election.
+DESIGN_STEPS = {
+    MASTER_SLAVE: {"MASTER": ("MsWrite", "MsSlaveTimeout", "Flush", "Consume"),
+                   "SLAVE": ("MsConnect", "MsTransfer", "MsAck", "OperatorFailover", "Flush", "Consume")},
+    DLEDGER: {"MASTER": ("DlWrite", "DlPush", "Flush", "Consume"), "SLAVE": ("DlElect", "Flush", "Consume")},
+}
+DESIGN_RESTART = {MASTER_SLAVE: "MsRestart", DLEDGER: "DlRestart"}
+DESIGN_TAGS = tuple(dict.fromkeys(t for roles in DESIGN_STEPS.values() for steps in roles.values() for t in steps))
+assert all({*steps, DESIGN_RESTART[d]} <= set(tags(PROCESS_GROUP, DATA, design=d))
+           for d, roles in DESIGN_STEPS.items() for steps in roles.values()), "a step not in the design's Next"
+
+
+def design_steps(v: dict[str, Any], p: str, design: str) -> tuple[str, ...]:
+    """The steps a process of ``design`` may take: its restart when DOWN, else its role's (DESIGN_STEPS)."""
+    if v["regState"][p] == "DOWN":
+        return (DESIGN_RESTART[design],)
+    return DESIGN_STEPS[design].get(v["role"][p], ())
+
+
+def design_action(rng: random.Random, v: dict[str, Any], p: str, tag: str) -> dict[str, Any]:
+    """Process ``p``'s action ``tag`` of a design; a peer (DlPush) is drawn among the other processes only where the
+    action has one."""
+    peers = [q for q in sorted(v["regState"]) if q != p]
+    return record(tag, {PROCESS: p, **({PEER: rng.choice(peers)} if PEER in ACTIONS[tag].params.values() else {})})
 
 
 def _subset(rng: random.Random, top: int) -> frozenset[int]:

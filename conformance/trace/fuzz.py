@@ -22,7 +22,7 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.conformance.engines import KINDS, OPTION_FIELDS, OPTION_RANGES, SET_OPTIONS
+from autoswitch.conformance.engines import KINDS, OPTION_CHOICES, OPTION_FIELDS, OPTION_RANGES, SET_OPTIONS
 from autoswitch.conformance.trace.replay import ERROR, MALFORMED, META_KEYS, PASS, TEXT_META, Result, replay_file
 from autoswitch.conformance.trace.validate import MAX_DEPTH, MAX_PROCESSES
 
@@ -277,6 +277,8 @@ def option_out_of_range(d: _Doc) -> bool:
     elif name in OPTION_RANGES:
         low, high = OPTION_RANGES[name]
         value = d.rng.choice([low - 1, high + 1, -5, True, "1", 1.5])
+    elif name in OPTION_CHOICES:
+        value = d.rng.choice(["", "Controller", "raft", 1, None, [OPTION_CHOICES[name][0]]])
     else:
         value = d.rng.choice([1, 0, "true", None])
     options[name] = d.splice("1.5") if value == 1.5 else value

@@ -17,8 +17,8 @@ def test_next_has_each_action_of_the_table_once_per_choice(name: str) -> None:
     spec = load_spec_config(name)
     actions = next_actions(spec)
     assert all(action_problem(a) is None for a in actions)
-    expected = {t for t, a in ACTIONS.items() if a.in_next and (a.switch is None or spec.switch(a.switch))
-                and (a.fault is None or a.fault in spec.faults)}
+    expected = {t for t, a in ACTIONS.items() if a.in_next and spec.design in a.designs
+                and (a.switch is None or spec.switch(a.switch)) and (a.fault is None or a.fault in spec.faults)}
     assert {a["tag"] for a in actions} == expected
     assert len({tuple(sorted(a.items(), key=repr)) for a in actions}) == len(actions)
     if spec.switch("DataPath"):
