@@ -122,7 +122,7 @@ def ms_restart(s: System, p: str) -> tuple[System, frozendict]:
 def operator_failover(s: System, p: str) -> tuple[System, frozendict]:
     """OperatorFailover (spec/MasterSlave.tla): with every configured master down, an operator reconfigures the
     running slave ``p`` as the master and restarts it so (nothing of its log is lost: a clean shutdown flushes);
-    the old master's configuration becomes SLAVE, and every slave follows ``p``."""
+    the old master's configuration becomes SLAVE, and every running slave follows ``p``."""
     proc = require_process(s, p, REGISTERED)
     require(proc.broker_role == SLAVE, f"{p} is not configured as a slave")
     alive = [q for q, x in s.procs.items() if x.broker_role == MASTER and x.reg_state != DOWN]
@@ -132,9 +132,10 @@ def operator_failover(s: System, p: str) -> tuple[System, frozendict]:
         if q == p:
             x = evolve(x, broker_role=MASTER, role=MASTER, ha_state=HA_NONE, acks=frozendict(), confirm_offset=x.leo,
                        local_master_id=NO_MASTER)
-        else:
-            x = evolve(x, broker_role=SLAVE, local_master_id=proc.meta_file,
-                       ha_state=HA_NONE if x.role == SLAVE else x.ha_state)
+        elif x.role == SLAVE:
+            x = evolve(x, broker_role=SLAVE, local_master_id=proc.meta_file, ha_state=HA_NONE)
+        else:  # down: it follows the configured master when it restarts (MsRestart)
+            x = evolve(x, broker_role=SLAVE)
         procs[q] = x
     return evolve(s, procs=frozendict(procs)), OK
 

@@ -148,9 +148,6 @@ class ImplSystem:
         if self._design != CONTROLLER:  # InitDesign: the operator provisions each disk before the first start
             for name, (broker_id, store_config) in initial_configs(list(processes), self._design, config.ha.sync_master).items():
                 provision(disks[name], DEFAULT_CONFIG, broker_id, store_config)
-        # the master a DOWN 4.x broker was told to follow by OperatorFailover (reference/masterslave.py sets localMasterId
-        # of a down process there, though a crash resets it: reported to the lead); cleared when it starts
-        self._failover_master: dict[str, int] = {}
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
             self._processes[name] = BrokerProcess(
@@ -394,15 +391,10 @@ class ImplSystem:
 
     def _design_restart(self, a: Mapping[str, Any]) -> Outcome:
         _broker(self, a["process"]).start()
-        self._failover_master.pop(a["process"], None)
         return {"code": "OK"}
 
     def _operator_failover(self, a: Mapping[str, Any]) -> Outcome:
         operator_failover(self._broker_set, a["process"])
-        target = _broker(self, a["process"]).meta_id
-        for name, broker in self._processes.items():
-            if broker.replicas_manager is None:
-                self._failover_master[name] = target
         return {"code": "OK"}
 
     def _dl_elect(self, a: Mapping[str, Any]) -> Outcome:
@@ -504,7 +496,7 @@ class ImplSystem:
             epoch_file[name] = broker.epoch_file.entries()
             confirm_offset[name] = broker.confirm_offset
             if manager is None:
-                local_master_id[name] = self._failover_master.get(name, NO_MASTER_ID)
+                local_master_id[name] = NO_MASTER_ID
                 local_sync_state_set[name] = frozenset()
                 ha_state[name] = "NONE"
                 acks[name] = {}

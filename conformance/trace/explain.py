@@ -11,8 +11,10 @@ from autoswitch.conformance.engines import make_engine
 from autoswitch.conformance.trace.itf import TraceError, load_trace, printable
 from autoswitch.conformance.trace.replay import show, validate_walk
 from autoswitch.conformance.trace.vocabulary import DISABLED, same
+from autoswitch.reference.designs import design_of
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import CONTROLLER, DLEDGER
 
 QUIET = ("clock", "alive", "nextMsg")  # bookkeeping that changes often and explains little
 
@@ -28,6 +30,17 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> Iterator[str]:
                     yield f"{name}[{key!r}] = {show(value.get(key))}"
         else:
             yield f"{name} = {show(value)}"
+
+
+def _design_line(v: dict[str, Any]) -> str | None:
+    """How InitDesign (spec/Designs.tla) set the processes up, in the designs RIP-44 replaced: each one's configured
+    role (brokerRole) and id, and a DLedger member's term; None in controller mode (its Init is empty)."""
+    design = design_of(v)
+    if design == CONTROLLER:
+        return None
+    procs = ", ".join(f"{p} {v['brokerRole'][p]} id {v['metaFile'][p]}" + (f" term {v['term'][p]}" if design == DLEDGER else "")
+                      for p in sorted(v["brokerRole"]))
+    return f"design {design} (InitDesign): {procs}"
 
 
 def explain(path: str) -> Iterator[str]:
@@ -49,6 +62,8 @@ def _explain(path: str) -> Iterator[str]:
     yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
     engine = make_engine("reference", config)
     before, shown = engine.variables(), engine.observed()
+    if (line := _design_line(before)) is not None:
+        yield line
     failed = False
     for i, state in enumerate(trace.states[1:], start=1):
         action = state["action"]

@@ -61,6 +61,7 @@ from autoswitch.conformance.trace.vocabulary import (
     strict,
 )
 from autoswitch.reference import Options
+from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
     ACTION_PROPERTIES,
@@ -73,6 +74,7 @@ from autoswitch.reference.invariants import (
 )
 from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS, Liveness, counts, fair_row
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import CONTROLLER
 from autoswitch.reference.variables import variables as reference_variables
 
 PASS = "pass"
@@ -241,9 +243,9 @@ def _validate_sets(trace: Trace, i: int, state: Mapping[str, Any], sets: Mapping
             raise TraceError(trace.path, i, name, f"with #meta.brokerSets, a function of the brokerNames {', '.join(sorted(sets))}")
 
 
-def _validate(trace: Trace, processes: Collection[str]) -> None:
+def _validate(trace: Trace, processes: Collection[str], design: str = CONTROLLER) -> None:
     """Check the trace's shape against the vocabulary before running anything; an action's ``process``
-    is one of ``processes``."""
+    is one of ``processes``, its tag one of ``design``'s Next (ActionDef.designs; Init aside)."""
     sets = _broker_sets(trace)
     for i, state in enumerate(trace.states):
         for name in state:
@@ -260,6 +262,10 @@ def _validate(trace: Trace, processes: Collection[str]) -> None:
         problem = action_problem(state["action"])
         if problem:
             raise TraceError(trace.path, i, *problem)
+        tag = state["action"]["tag"]
+        if tag != "Init" and design not in ACTIONS[tag].designs:
+            raise TraceError(trace.path, i, "action.tag", f"{tag} is not an action of the {design} design (#meta.options.design); "
+                             f"its actions: {', '.join(t for t, a in ACTIONS.items() if design in a.designs and t != 'Init')}")
         for param in process_params(state["action"]["tag"]):
             if state["action"][param] not in processes:
                 raise TraceError(trace.path, i, f"action.{param}", f"{show_name(state['action'][param])} is not a declared process; "
@@ -280,7 +286,7 @@ def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | AtEnd
     config, field, problem = config_from_meta(trace.meta)
     if config is None:
         raise TraceError(trace.path, None, field, problem)
-    _validate(trace, config.processes)
+    _validate(trace, config.processes, config.options.design)
     return config, validate_at_end(trace, config) or validate_lasso(trace, config) or _expected_violation(trace)
 
 

@@ -1,44 +1,21 @@
 """The explicit-state checker on the designs RIP-44 replaced (reference/designs.py): a configuration's Design is
 validated with its initial predicate, symmetry is refused (InitDesign fixes the ids by name), the safety and liveness
 searches find the known outcomes, and their counterexamples replay on the reference. The configurations are written
-under tmp_path beside a copy of spec/MC_live.tla (two processes), so that these tests do not wait for spec/'s own."""
+under tmp_path beside a copy of spec/MC_live.tla (two processes: design_cfgs.py), so that these tests do not wait for
+spec/'s own."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+
+from design_cfgs import design_cfg
 
 from autoswitch.conformance.check.checker import Checker, symmetries, violation_trace_meta
 from autoswitch.conformance.check.specconfig import CHECKOUT_SPEC_DIR, SpecConfig, SpecConfigError, load_spec_config
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import PASS, replay_file
-
-BASE = (CHECKOUT_SPEC_DIR / "MC_live_reg.cfg").read_text()
-SAFETY = ("TypeOK", "UniqueBrokerIds", "LogMatching", "NoAckedMessageLost", "NoPhantomRead", "ConfirmOffsetBound")
-
-
-def design_cfg(folder: Path, name: str, design: str, start: str = "INIT InitDesign", *, max_msgs: int = 1,
-               max_faults: int = 0, sync_master: bool = True, properties: tuple[str, ...] = ("EpochsMonotonic",),
-               design_line: str | None = None) -> Path:
-    """A configuration of spec/MC_live.tla in ``folder`` for ``design``: the data path on, no clock, ``max_msgs``
-    messages, ``max_faults`` faults (every fault bounded), started by ``start``."""
-    shutil.copy(CHECKOUT_SPEC_DIR / "MC_live.tla", folder / "MC_live.tla")
-    tla_bool = {True: "TRUE", False: "FALSE"}
-    text = (BASE.replace("MaxEpoch = 3", "MaxEpoch = 2").replace("MaxClock = 3", "MaxClock = 0")
-            .replace("MaxNextBrokerId = 3", "MaxNextBrokerId = 1").replace("MaxMsgs = 0", f"MaxMsgs = {max_msgs}")
-            .replace("DataPath = FALSE", "DataPath = TRUE").replace("MaxFaults = 1", f"MaxFaults = {max_faults}")
-            .replace("BoundAllFaults = TRUE", f"BoundAllFaults = {tla_bool[max_faults > 0]}")
-            .replace("RegisterRetry = TRUE", "RegisterRetry = TRUE\n" + (f'    Design = "{design}"' if design_line is None else design_line) +
-                     f"\n    SyncMaster = {tla_bool[sync_master]}\n    SlaveNotAvailableOk = TRUE\n    HaMaxGap = 2")
-            .replace("SPECIFICATION LiveSpec", start))
-    head, _, _ = text.partition("INVARIANTS")
-    text = head + "INVARIANTS\n" + "".join(f"    {i}\n" for i in SAFETY) + "\nPROPERTIES\n" + "".join(f"    {p}\n" for p in properties)
-    path = folder / f"{name}.cfg"
-    path.write_text(text)
-    return path
-
 
 def _line(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
