@@ -419,6 +419,11 @@ _OUTCOME_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "Shrink": (("syncStateSetEpoch",), ()),
     "Write": ((), ("msg", "offset")),
     "Handshake": (("truncateOffset",), ()),
+    # the designs RIP-44 replaced (spec/MasterSlave.tla, spec/DLedger.tla); DLedger's EXPIRED_TERM carries the term
+    "MsWrite": (("msg", "offset"), ()),
+    "DlElect": (("term",), ()),
+    "DlWrite": ((), ("msg", "offset")),
+    "DlPush": ((), ("offset",)),
 }
 
 
@@ -442,7 +447,8 @@ def project_action(action: Mapping[str, Any]) -> dict[str, Any]:
 def project_outcome(tag: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's padded outcome record reduced to the fields the reference's outcome carries."""
     always, on_success = _OUTCOME_FIELDS.get(tag, ((), ()))
-    keep = always + (on_success if outcome.get("code") == "SUCCESS" else ())
+    code = outcome.get("code")
+    keep = always + (on_success if code == "SUCCESS" else ()) + (("term",) if code == "EXPIRED_TERM" else ())
     return {"code": outcome["code"], **{k: outcome[k] for k in keep if k in outcome}}
 
 
