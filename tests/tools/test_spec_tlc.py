@@ -159,7 +159,7 @@ MC_View == <<modelVars, outcome>>
 # The spec's outcome record carries every response field; absent ones hold these values.
 OUTCOME_PADDING = {"nextBrokerId": -1, "masterId": -1, "masterAddr": "", "masterEpoch": -1,
                    "syncStateSetEpoch": -1, "syncStateSet": frozenset(), "msg": -1, "offset": -1,
-                   "truncateOffset": -1}
+                   "truncateOffset": -1, "term": -1}
 
 
 def _outcome_key(outcome: Mapping[str, Any]) -> tuple:
