@@ -11,6 +11,9 @@
 (*   Broker.tla      the process actions                                   *)
 (*   Replication.tla the data path (MODEL.md §5), with EpochFile.tla,      *)
 (*                   Acks.tla and one Truncate*.tla module per policy      *)
+(*   Faults.tla      the faults of MODEL.md §9 and the fault budget        *)
+(*   MasterSlave.tla, DLedger.tla, Designs.tla  the designs RIP-44         *)
+(*                   replaced (RocketMQ 4.x master-slave, DLedger mode)    *)
 (*   Properties.tla  the invariants and action properties (MODEL.md §6)    *)
 (*   AutoSwitch.tla  Init, the raw controller actions, Next, Spec          *)
 (***************************************************************************)
@@ -68,6 +71,8 @@ Init ==
     /\ electTriesLeft = 0
     /\ metaFile = [p \in Processes |-> NoId]
     /\ tempFile = [p \in Processes |-> NoTempFile]
+    /\ brokerRole = [p \in Processes |-> NONE]
+    /\ term = [p \in Processes |-> 0]
     /\ regState = [p \in Processes |-> INITIAL]
     \* every process starts under one of its addresses
     /\ addr \in [Processes -> AllAddrs]
@@ -140,6 +145,8 @@ RegisteredVars ==
        /\ electTriesLeft = 0
        /\ metaFile = ord
        /\ tempFile = [p \in Processes |-> NoTempFile]
+       /\ brokerRole = [p \in Processes |-> NONE]
+       /\ term = [p \in Processes |-> 0]
        /\ regState = [p \in Processes |-> REGISTERED]
        /\ role = [p \in Processes |-> NONE]
        /\ localMasterEpoch = [p \in Processes |-> 0]
@@ -268,8 +275,18 @@ EnvNext ==
     \/ AllowCleanBrokerData /\ \E ids \in SUBSET BrokerIds, cl \in BOOLEAN : CleanBrokerData(ids, cl)
     \/ "ControllerMetadataLoss" \in Faults /\ ControllerMetadataLoss
 
+\* Controller mode's Next.
+ControllerNext == (\E p \in Processes : ProcessNext(p) \/ (DataPath /\ DataNext(p))) \/ EnvNext
+
+\* The Next of the designs RIP-44 replaced (Designs.tla), the writes bounded
+\* by MaxMsgs as in DataNext.
+DesignNext ==
+    \E p \in Processes :
+        \/ DesignProcessNext(p)
+        \/ DataPath /\ ((nextMsg <= MaxMsgs /\ DesignWrite(p)) \/ DesignDataNext(p))
+
 \* Every step is taken under the fault budget (Faults.tla: Fault).
-Next == Fault((\E p \in Processes : ProcessNext(p) \/ (DataPath /\ DataNext(p))) \/ EnvNext)
+Next == Fault(IF Design = CONTROLLER_MODE THEN ControllerNext ELSE DesignNext)
 
 Spec == Init /\ [][Next]_vars
 
@@ -282,5 +299,7 @@ StateConstraint ==
     /\ syncStateSetEpoch <= MaxEpoch
     /\ clock <= MaxClock
     /\ nextBrokerId <= MaxNextBrokerId
+    \* DLedger's terms, as the master epoch (an election costs one)
+    /\ \A p \in Processes : term[p] <= MaxEpoch
 
 =============================================================================

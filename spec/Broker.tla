@@ -161,7 +161,8 @@ CreateTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = TEMP_DONE]
     /\ clock' = clock + 1
     /\ action' = PAct("CreateTempFile", p)
-    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, masterHistory, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, designVars, addr, role, localMasterEpoch, localSyncStateSetEpoch,
+                   masterHistory, dataVars>>
 
 \* ApplyBrokerId(temp id, checkCode).  SUCCESS heard -> ID_APPLIED; a refusal
 \* or a lost response -> APPLY_FAILED (the temp file is deleted next), even
@@ -185,7 +186,8 @@ AbandonTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = INITIAL]
     /\ action' = PAct("AbandonTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, designVars, addr, role, localMasterEpoch, localSyncStateSetEpoch,
+                   envVars, ghostVars, dataVars>>
 
 \* Persist the applied id in the meta file (the temp file is still there).
 WriteMetaFile(p) ==
@@ -194,7 +196,8 @@ WriteMetaFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_WRITTEN]
     /\ action' = PAct("WriteMetaFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<netVars, ctlVars, tempFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, tempFile, designVars, addr, role, localMasterEpoch, localSyncStateSetEpoch,
+                   envVars, ghostVars, dataVars>>
 
 \* The meta file is written; drop the temp file.
 DeleteTempFile(p) ==
@@ -203,7 +206,8 @@ DeleteTempFile(p) ==
     /\ regState' = [regState EXCEPT ![p] = META_DONE]
     /\ action' = PAct("DeleteTempFile", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<netVars, ctlVars, metaFile, addr, role, localMasterEpoch, localSyncStateSetEpoch, envVars, ghostVars, dataVars>>
+    /\ UNCHANGED <<netVars, ctlVars, metaFile, designVars, addr, role, localMasterEpoch, localSyncStateSetEpoch,
+                   envVars, ghostVars, dataVars>>
 
 \* RegisterBrokerToController(id, current addr).  SUCCESS heard -> REGISTERED
 \* and the role of a live master in the answer is adopted; otherwise the

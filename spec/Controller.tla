@@ -63,7 +63,7 @@ CONSTANT
 \* @typeAlias: replica = {addr: Str, checkCode: $checkCode};
 \* @typeAlias: liveInfo = {epoch: Int, maxOffset: Int, priority: Int};
 \* @typeAlias: ctl = {replicas: Int -> $replica, nextBrokerId: Int, masterId: Int, masterEpoch: Int, syncStateSet: Set(Int), syncStateSetEpoch: Int, alive: Int -> $liveInfo, electTriesLeft: Int};
-\* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int), msg: Int, offset: Int, truncateOffset: Int};
+\* @typeAlias: outcome = {code: Str, nextBrokerId: Int, masterId: Int, masterAddr: Str, masterEpoch: Int, syncStateSetEpoch: Int, syncStateSet: Set(Int), msg: Int, offset: Int, truncateOffset: Int, term: Int};
 \* @typeAlias: result = {ctl: $ctl, out: $outcome};
 Controller_typedefs == TRUE
 
@@ -129,7 +129,8 @@ MasterAlive(c) == c.masterId # NoMaster /\ c.masterId \in DOMAIN c.alive
 Out(code) ==
     [code |-> code, nextBrokerId |-> -1, masterId |-> NoMaster, masterAddr |-> "",
      masterEpoch |-> -1, syncStateSetEpoch |-> -1, syncStateSet |-> {},
-     msg |-> -1, offset |-> -1, truncateOffset |-> -1]  \* the data path's (Replication.tla)
+     msg |-> -1, offset |-> -1, truncateOffset |-> -1,  \* the data path's (Replication.tla)
+     term |-> -1]  \* DLedger's (DLedger.tla)
 
 \* The master fields a response carries; -1 / "" when there is none (or, with
 \* liveOnly, none alive).  The reference reads replicas[masterId] unguarded;

@@ -114,7 +114,7 @@ WipeDisk(p) ==
     /\ confirmOffset' = [confirmOffset EXCEPT ![p] = 0]
     /\ action' = PAct("WipeDisk", p)
     /\ outcome' = Out(OK)
-    /\ UNCHANGED <<netVars, ctlVars, procVars, envVars, ghostVars, dataProcVars, msgVars>>
+    /\ UNCHANGED <<netVars, ctlVars, designVars, procVars, envVars, ghostVars, dataProcVars, msgVars>>
 
 -----------------------------------------------------------------------------
 (***************************************************************************)

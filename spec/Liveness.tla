@@ -27,16 +27,29 @@ liveVars == <<modelVars, faults>>
 (* The properties.                                                         *)
 (***************************************************************************)
 
-\* EventuallyMaster's ok: no REGISTERED process holds an id of the
-\* syncStateSet, or the controller has a master whose process is MASTER in
-\* the controller's master epoch and every REGISTERED process follows it in
-\* that epoch.
-MasterKnown ==
+\* EventuallyMaster's ok in controller mode: no REGISTERED process holds an
+\* id of the syncStateSet, or the controller has a master whose process is
+\* MASTER in the controller's master epoch and every REGISTERED process
+\* follows it in that epoch.
+ControllerMasterKnown ==
     \/ ~\E p \in Processes : regState[p] = REGISTERED /\ metaFile[p] \in syncStateSet
     \/ /\ masterId # NoMaster
        /\ \E p \in Processes : metaFile[p] = masterId /\ role[p] = MASTER /\ localMasterEpoch[p] = masterEpoch
        /\ \A p \in Processes : regState[p] = REGISTERED =>
              localMasterId[p] = masterId /\ localMasterEpoch[p] = masterEpoch
+
+\* _design_master_known: EventuallyMaster's ok in the designs RIP-44
+\* replaced: no process runs, or 4.x: one runs as MASTER; DLedger: a leader
+\* of the highest term runs and every running member follows it in that
+\* term.
+DesignMasterKnown ==
+    LET up == {p \in Processes : regState[p] = REGISTERED} IN
+    \/ up = {}
+    \/ Design = MASTER_SLAVE /\ MasterProcs # {}
+    \/ /\ Design = DLEDGER
+       /\ \E m \in MasterProcs : \A q \in up : term[q] = term[m] /\ localMasterId[q] = metaFile[m]
+
+MasterKnown == IF Design = CONTROLLER_MODE THEN ControllerMasterKnown ELSE DesignMasterKnown
 
 \* EventuallyRegistered's ok for process p: it is down or REGISTERED.
 Registered(p) == regState[p] \in {DOWN, REGISTERED}
@@ -58,8 +71,13 @@ InSync(p) ==
 
 \* EventuallyAnswered's ok for process p: it is not a REGISTERED master, or
 \* its confirmOffset covers its log (every write it took is acknowledged; a
-\* write on a master that lost its role was refused or timed out).
-Answered(p) == ~(regState[p] = REGISTERED /\ role[p] = MASTER) \/ confirmOffset[p] >= Len(log[p])
+\* write on a master that lost its role was refused or timed out).  A
+\* DLedger leader answers the writes of its own term: an entry of an older
+\* term was its old leader's, whose requests failed when it lost the lead.
+Answered(p) ==
+    \/ ~(regState[p] = REGISTERED /\ role[p] = MASTER)
+    \/ confirmOffset[p] >= Len(log[p])
+    \/ Design = DLEDGER /\ \A i \in (confirmOffset[p] + 1)..Len(log[p]) : log[p][i][2] < term[p]
 
 EventuallyMaster == []<>MasterKnown
 EventuallyRegistered == \A p \in Processes : []<>Registered(p)
@@ -114,11 +132,33 @@ EnvFairness ==
     /\ \A id \in BrokerIds : WF_liveVars(Fault(HolderDown(id) /\ HeartbeatExpire(id)))
     /\ "PartitionLink" \in Faults => \A p, q \in Processes : WF_liveVars(Fault(HealLink(p, q)))
 
+\* The designs RIP-44 replaced: 4.x's HA client connect, transfer and
+\* report loops and the slave timeout of a waiting write; DLedger's election
+\* timer and the leader's pushes, per peer; the flush service.  (Restarts and
+\* the operator's failover are not fair: a down process may stay down, and
+\* 4.x has no automatic failover.)
+DesignFairness(p) ==
+    /\ Design = MASTER_SLAVE /\ DataPath =>
+          /\ WF_liveVars(Fault(MsConnect(p)))
+          /\ WF_liveVars(Fault(MsTransfer(p)))
+          /\ WF_liveVars(Fault(MsAck(p)))
+          /\ WF_liveVars(Fault(MsSlaveTimeout(p)))
+    /\ Design = DLEDGER => WF_liveVars(Fault(DlElect(p)))
+    /\ Design = DLEDGER /\ DataPath => \A peer \in Processes \ {p} : WF_liveVars(Fault(DlPush(p, peer)))
+    /\ DataPath => WF_liveVars(Fault(Flush(p)))
+
+\* WF of the FAIRNESS records of the configuration's design's Next.
 Fairness ==
-    /\ \A p \in Processes : ProcessFairness(p) /\ (DataPath => DataFairness(p))
-    /\ EnvFairness
+    /\ Design = CONTROLLER_MODE =>
+          /\ \A p \in Processes : ProcessFairness(p) /\ (DataPath => DataFairness(p))
+          /\ EnvFairness
+    /\ Design # CONTROLLER_MODE => \A p \in Processes : DesignFairness(p)
 
 LiveSpec == Init /\ [][Next]_vars /\ Fairness
 LiveSpecRegistered == InitRegistered /\ [][Next]_vars /\ Fairness
+\* The designs' liveness configurations start from DesignInit(ids), the ids
+\* given by the MC module, which defines InitDesign and LiveSpecDesign ==
+\* InitDesign /\ [][Next]_vars /\ Fairness (MC_designs.tla; TLC takes a
+\* SPECIFICATION only as a formula of operators without arguments).
 
 =============================================================================

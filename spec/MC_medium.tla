@@ -38,6 +38,10 @@ ConstInit ==
     /\ EpochReentryFix = TRUE
     /\ ReelectScan = TRUE
     /\ RegisterRetry = TRUE
+    /\ Design = "controller"
+    /\ SyncMaster = TRUE
+    /\ SlaveNotAvailableOk = TRUE
+    /\ HaMaxGap = 2
     /\ Faults = {}
     /\ MaxFaults = 0
     /\ BoundAllFaults = FALSE

@@ -4,7 +4,7 @@
 (* safety invariants and the action properties, over the variables of     *)
 (* State.tla.  The twin of reference/invariants.py, property for property. *)
 (***************************************************************************)
-EXTENDS Faults
+EXTENDS Designs
 
 (***************************************************************************)
 (* Invariants (MODEL.md §6, reference/invariants.py).                      *)
@@ -46,6 +46,8 @@ TypeOK ==
     /\ \A link \in partitions : link \subseteq Processes /\ Cardinality(link) = 2
     /\ DOMAIN late \subseteq Processes /\ \A p \in DOMAIN late : late[p].tag \in LateRequests
     /\ faults \in 0..MaxFaults
+    /\ brokerRole \in [Processes -> BrokerRoles]
+    /\ \A p \in Processes : term[p] \in Nat
 
 \* The controller's master is in its syncStateSet.
 MasterInSyncStateSet == masterId = NoMaster \/ masterId \in syncStateSet
@@ -75,15 +77,28 @@ LogMatching ==
           \A i \in 1..Len(log[p]) :
               (i <= Len(log[q]) /\ log[p][i] = log[q][i]) => \A k \in 1..(i - 1) : log[p][k] = log[q][k]
 
-\* Every acked message is in the log of (the process holding) every member
-\* of the controller's syncStateSet and of the master.
-NoAckedMessageLost ==
-    \A b \in syncStateSet \cup ({masterId} \ {NoMaster}) :
-        \A p \in Processes : metaFile[p] = b /\ b # NoId => acked \subseteq Msgs(log[p])
+\* master_processes: the processes the invariants hold to the master's
+\* duties.  Controller mode: the process holding the controller's masterId;
+\* 4.x: every running MASTER; DLedger: every running leader of the highest
+\* term any process has (a leader of an older term has been deposed, it may
+\* not know yet).
+MasterProcs ==
+    IF Design = CONTROLLER_MODE
+    THEN {p \in Processes : masterId # NoMaster /\ metaFile[p] = masterId}
+    ELSE LET running == {p \in Processes : regState[p] # DOWN /\ role[p] = MASTER}
+             maxTerm == MaxOf({term[q] : q \in Processes})
+         IN IF Design = MASTER_SLAVE THEN running ELSE {p \in running : term[p] = maxTerm}
 
-\* A message a consumer has seen is in the controller's master's log.
-NoPhantomRead ==
-    masterId # NoMaster => \A p \in Processes : metaFile[p] = masterId => seen \subseteq Msgs(log[p])
+\* Every acked message is in the log of (the process holding) every member
+\* of the controller's syncStateSet and of every process of MasterProcs.
+NoAckedMessageLost ==
+    /\ \A b \in syncStateSet :
+          \A p \in Processes : metaFile[p] = b /\ b # NoId => acked \subseteq Msgs(log[p])
+    /\ \A p \in MasterProcs : acked \subseteq Msgs(log[p])
+
+\* A message a consumer has seen is in the log of every process of
+\* MasterProcs (controller mode: the controller's master).
+NoPhantomRead == \A p \in MasterProcs : seen \subseteq Msgs(log[p])
 
 ConfirmOffsetBound == \A p \in Processes : confirmOffset[p] <= Len(log[p])
 

@@ -27,7 +27,17 @@ CONSTANTS
     AsyncFlush,
     \* Processes that replicate but never join the syncStateSet.
     \* @type: Set(Str);
-    AsyncLearners
+    AsyncLearners,
+    \* The replication design (Designs.tla): "controller" (RIP-44, every
+    \* module but MasterSlave.tla and DLedger.tla), "masterslave" (RocketMQ
+    \* 4.x master-slave HA) or "dledger" (DLedger mode).
+    \* @type: Str;
+    Design
+
+\* The designs (reference/state.py DESIGNS).
+CONTROLLER_MODE == "controller"
+MASTER_SLAVE == "masterslave"
+DLEDGER == "dledger"
 
 IN_SYNC_REPLICAS_NOT_ENOUGH == "IN_SYNC_REPLICAS_NOT_ENOUGH"
 NO_CONSISTENT_POINT == "NO_CONSISTENT_POINT"
@@ -299,12 +309,18 @@ Flush(p) ==
     /\ UNCHANGED <<netVars, ctlVars, diskVars, procVars, envVars, ghostVars, log, epochFile, confirmOffset,
                    dataProcVars, msgVars>>
 
-\* A consumer reads what a process with a role shows, the messages below its
-\* confirmOffset (enabled only when that shows something not yet seen).
+\* How much of its log process p shows consumers: below its confirmOffset;
+\* in 4.x the whole log (the ReputMessageService dispatches every message it
+\* stores, without waiting for a slave).
+\* @type: Str => Int;
+Visible(p) == IF Design = MASTER_SLAVE THEN Len(log[p]) ELSE confirmOffset[p]
+
+\* A consumer reads what a process with a role shows, the messages below
+\* Visible(p) (enabled only when that shows something not yet seen).
 Consume(p) ==
     /\ regState[p] = REGISTERED
     /\ role[p] # NONE
-    /\ LET visible == MsgsBelow(log[p], confirmOffset[p]) IN
+    /\ LET visible == MsgsBelow(log[p], Visible(p)) IN
        /\ ~(visible \subseteq seen)
        /\ seen' = seen \cup visible
     /\ action' = PAct("Consume", p)

@@ -101,7 +101,15 @@ VARIABLES
     metaFile,
     \* The temp file [brokerId, checkCode]; NoTempFile when there is none.
     \* @type: Str -> $tempFile;
-    tempFile
+    tempFile,
+    \* The designs RIP-44 replaced (Designs.tla): the configured role,
+    \* "NONE" in controller mode, 4.x's "MASTER" or "SLAVE", "DLEDGER" for a
+    \* DLedger member (an operator's failover changes it) ...
+    \* @type: Str -> Str;
+    brokerRole,
+    \* ... and DLedger's currentTerm (0 outside DLedger mode).
+    \* @type: Str -> Int;
+    term
 
 \* ... and volatile memory (lost on a crash).
 VARIABLES
@@ -203,7 +211,9 @@ VARIABLES
     outcome
 
 ctlVars == <<replicas, nextBrokerId, masterId, masterEpoch, syncStateSet, syncStateSetEpoch, alive, electTriesLeft>>
-diskVars == <<metaFile, tempFile>>
+\* The designs' process variables (Designs.tla): on disk, as the identity files.
+designVars == <<brokerRole, term>>
+diskVars == <<metaFile, tempFile, designVars>>
 procVars == <<regState, addr, role, localMasterEpoch, localSyncStateSetEpoch>>
 \* The checkCode clock (environment) and the master history (ghost): what the
 \* registration and role changes touch beside the groups above.
