@@ -4,7 +4,8 @@ or its shortest counterexample, each cell with the one command that reproduces i
 (``autoswitch check CFG --invariant NAME``, ``--property NAME`` for an action or liveness property).
 
 - The columns (:data:`DESIGNS`) name rows of controls.py: the safety row's configuration checks §6, the liveness rows'
-  configurations §8 (the first of them whose PROPERTIES list the property). What the cell must show is the rows':
+  configurations §8 (the first of them whose PROPERTIES list the property, else the first: its fairness and fault
+  bound apply to every property). What the cell must show is the rows':
   violated when the property is among the row's ``breaks`` (``liveness_breaks``), else holds.
 - A property that says nothing about a design is "n/a" with the reason (:data:`NOT_APPLICABLE`): the checker would
   find it holding vacuously (no controller, no epochs, no epoch file, no registration).
@@ -72,6 +73,7 @@ class Design:
     safety: str  # the row whose configuration checks §6
     liveness: tuple[str, ...] = ()  # the rows whose configurations check §8, the first listing a property
     no_liveness: str = ""  # why §8 is not checked when there is no liveness row
+    too_large: str = ""  # why the safety configuration is not searched here (its cells give the commands)
 
 
 DESIGNS = (
@@ -82,7 +84,9 @@ DESIGNS = (
     Design("dledger-3", "DLedger, 3 replicas", "dledger-3", ("live-dledger-3",)),
     Design("controller-2", "controller mode, 2 replicas", "safe-rocketmq", ("live-reg", "live-data")),
     Design("controller-3", "controller mode, 3 replicas", "safe-rocketmq-3p",
-           no_liveness="no 3-process liveness configuration (simulate --configs safe-rocketmq-3p-live)"),
+           no_liveness="no 3-process liveness configuration (simulate --configs safe-rocketmq-3p-live)",
+           too_large="MC_data3 does not finish here (tens of millions of states, hours: spec/README.md); the default "
+                     "campaign's safe-rocketmq-3p walks find no violation"),
 )
 DESIGN_NAMES = tuple(d.name for d in DESIGNS)
 
@@ -155,10 +159,10 @@ def plan(design: Design) -> tuple[list[Cell], dict[str, list[str]]]:
         elif prop in SAFETY:
             todo.setdefault(safety.cfg, []).append(prop)  # type: ignore[arg-type]
         else:
-            cfg = next((r.cfg for r in map(_row, design.liveness) if prop in load_spec_config(r.cfg).liveness), None)
+            cfgs = [r.cfg for r in map(_row, design.liveness)]
+            cfg = next((c for c in cfgs if prop in load_spec_config(c).liveness), cfgs[0] if cfgs else None)
             if cfg is None:
-                why = design.no_liveness or f"no liveness configuration of {', '.join(design.liveness)} lists it"
-                cells.append(Cell(design.name, prop, UNCHECKED, reason=why))
+                cells.append(Cell(design.name, prop, UNCHECKED, reason=design.no_liveness))
             else:
                 todo.setdefault(cfg, []).append(prop)
     return cells, todo
@@ -194,6 +198,11 @@ def run_design(design: Design, out: Path | None, on_cell: Callable[[Cell], None]
     for cell in cells:
         on_cell(cell)
     for cfg, props in todo.items():
+        if design.too_large and cfg == _row(design.safety).cfg:
+            for prop in props:
+                cells.append(Cell(design.name, prop, UNCHECKED, cfg=cfg, reason=design.too_large))
+                on_cell(cells[-1])
+            continue
         spec = load_spec_config(cfg)
         breaks = _expectations(design, cfg)
         for prop, states, v in search(spec, props):
