@@ -438,8 +438,8 @@ def compare(designs: str | None, out: str, traces_dir: str | None, markdown: boo
     table = cmp.markdown_table(cells)
     (out_dir / "compare.md").write_text(table)
     if traces is not None:
-        for cell, path, replay_line in cmp.copy_traces(cells, traces):
-            console.print(f"{'copied' if path.exists() else 'NOT copied'}: {path} ({replay_line})")
+        for _, path, copied, replay_line in cmp.copy_traces(cells, traces):
+            console.print(f"{'copied' if copied else 'not copied'}: {path} ({replay_line})")
     if markdown:
         click.echo(table, nl=False)
     else:

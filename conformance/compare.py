@@ -78,15 +78,13 @@ class Design:
 
 DESIGNS = (
     Design("ms-async", "4.x ASYNC_MASTER, 2 brokers", "ms-async",
-           no_liveness="no liveness configuration of ASYNC_MASTER (see SYNC_MASTER: failover is by hand either way)"),
+           no_liveness="no ASYNC_MASTER liveness configuration (failover is by hand as with SYNC_MASTER)"),
     Design("ms-sync", "4.x SYNC_MASTER, 2 brokers", "ms-sync", ("live-ms",)),
     Design("dledger-2", "DLedger, 2 replicas", "dledger-2", ("live-dledger-2",)),
     Design("dledger-3", "DLedger, 3 replicas", "dledger-3", ("live-dledger-3",)),
     Design("controller-2", "controller mode, 2 replicas", "safe-rocketmq", ("live-reg", "live-data")),
     Design("controller-3", "controller mode, 3 replicas", "safe-rocketmq-3p",
-           no_liveness="no 3-process liveness configuration (simulate --configs safe-rocketmq-3p-live)",
-           too_large="MC_data3 does not finish here (tens of millions of states, hours: spec/README.md); the default "
-                     "campaign's safe-rocketmq-3p walks find no violation"),
+           no_liveness="no 3-process liveness configuration", too_large="MC_data3 runs for hours"),
 )
 DESIGN_NAMES = tuple(d.name for d in DESIGNS)
 
@@ -231,10 +229,11 @@ def run(designs: Sequence[str] = DESIGN_NAMES, out: Path | None = None,
     return [cell for d in DESIGNS if d.name in designs for cell in run_design(d, out, on_cell)]
 
 
-def copy_traces(cells: Sequence[Cell], folder: Path) -> list[tuple[Cell, Path, str]]:
+def copy_traces(cells: Sequence[Cell], folder: Path) -> list[tuple[Cell, Path, bool, str]]:
     """Copy each cell's counterexample that replays on the reference to the violation its #meta.expect names (the
-    replay's first broken property, at its state) as ``FOLDER/<design>-<property>.itf.json``; (cell, path, replay
-    summary) for each trace, copied or not (a state that breaks an earlier property first: the other cell's trace)."""
+    replay's first broken property, at its state) as ``FOLDER/<design>-<property>.itf.json``; (cell, path, whether it
+    was copied, the replay's line) for each trace (one not copied breaks another property at that state or earlier:
+    the other cell's trace shows it)."""
     done = []
     for cell in cells:
         if cell.trace is None:
@@ -244,7 +243,7 @@ def copy_traces(cells: Sequence[Cell], folder: Path) -> list[tuple[Cell, Path, s
         if result.ok:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(Path(cell.trace).read_text())
-        done.append((cell, target, result.describe().splitlines()[0]))
+        done.append((cell, target, result.ok, result.describe().splitlines()[0]))
     return done
 
 
