@@ -122,8 +122,8 @@ class Cell:
         if self.status == HOLDS:
             return f"holds ({self.states:,} states)"
         if self.status == VIOLATED:
-            lasso = f"lasso of {self.steps} steps" if self.loop is not None else f"{self.steps} steps"
-            return f"**violated**, {lasso}"
+            steps = f"{self.steps} step{'' if self.steps == 1 else 's'}"
+            return f"**violated**, {'lasso of ' if self.loop is not None else ''}{steps}"
         return f"{self.status}: {self.reason}"
 
     def to_json(self) -> dict[str, Any]:

@@ -36,7 +36,7 @@ COMPARE_CASES = [
     Case("compare-ms-async", ("compare", "--designs", "ms-async", "--out", "{tmp}/o", "--traces", "{tmp}/t", "--markdown"), 0,
          "| NoAckedMessageLost | **violated**, 3 steps<br>`autoswitch check MC_ms_async --invariant NoAckedMessageLost` |"),
     Case("compare-two-designs", ("compare", "--designs", "ms-sync,dledger-2", "--spec-dir", "{spec}", "--out", "{tmp}/o"), 0,
-         "dledger-2    EventuallyMaster         violated, lasso of 1 steps"),
+         "dledger-2    EventuallyMaster         violated, lasso of 1 step"),
     Case("compare-unknown-design", ("compare", "--designs", "ms-async,raft-7", "--out", "{tmp}/o"), 2, "raft-7: the designs are"),
     Case("compare-out-is-a-file", ("compare", "--designs", "ms-async", "--out", "{tmp}/afile"), 2, "is a file"),
 ]

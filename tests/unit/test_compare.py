@@ -57,7 +57,7 @@ def test_the_cell_command_checks_one_property() -> None:
     assert cell.command == "autoswitch check MC_x --property EpochsMonotonic" and cell.text == "holds (3 states)"
     cell = compare.Cell("d", "NoPhantomRead", compare.VIOLATED, compare.HOLDS, "MC_y", steps=4)
     assert cell.command == "autoswitch check MC_y --invariant NoPhantomRead" and not cell.as_expected
-    assert compare.Cell("d", "EventuallyMaster", compare.VIOLATED, cfg="MC_z", steps=1, loop=1).text == "**violated**, lasso of 1 steps"
+    assert compare.Cell("d", "EventuallyMaster", compare.VIOLATED, cfg="MC_z", steps=1, loop=1).text == "**violated**, lasso of 1 step"
     assert compare.Cell.from_json(cell.to_json()) == cell
 
 
