@@ -33,13 +33,14 @@ TLC_TEMPORAL = "TLC reports a temporal property"
 
 
 def expected(config: str, selected: Sequence[str] | None = None) -> str:
-    """``liveness violation`` for the liveness controls and findings, else ``violation`` or ``ok`` (expected_verdict).
+    """``liveness violation`` for the liveness controls, findings and liveness rows of controls.py (MC_live_ms), else
+    ``violation`` or ``ok`` (expected_verdict).
     With ``selected`` (``check --invariant/--property``: only these checked): a violation when one of them is known
     broken (controls.config_breaks, the findings), of its kind; else ``ok``."""
     if selected is not None and (known := controls.config_breaks(config)) is not None:
         hit = next((p for p in selected if p in known or LIVENESS_FINDINGS.get(config) == p), None)
         return OK if hit is None else LIVENESS_VIOLATION if hit in LIVENESS_BY_NAME else VIOLATION
-    if config.startswith(LIVENESS_CONTROLS) or config in LIVENESS_FINDINGS:
+    if config.startswith(LIVENESS_CONTROLS) or config in LIVENESS_FINDINGS or controls.expected_violation(config) in LIVENESS_BY_NAME:
         return LIVENESS_VIOLATION
     return expected_verdict(config)
 
@@ -77,8 +78,9 @@ class CheckVerdict:
             return self.expects == OK
         if self.selected is not None and (known := controls.config_breaks(self.config)) is not None:
             return v.name in known or LIVENESS_FINDINGS.get(self.config) == v.name
-        if v.kind == "liveness":
-            return self.expects == LIVENESS_VIOLATION and LIVENESS_FINDINGS.get(self.config, v.name) == v.name
+        if v.kind == "liveness":  # a finding's property, a liveness row's (controls.py), any for MC_live_neg_*
+            wanted = LIVENESS_FINDINGS.get(self.config) or controls.expected_violation(self.config)
+            return self.expects == LIVENESS_VIOLATION and wanted in ("*", v.name)
         wanted = controls.expected_violation(self.config)
         return self.expects == VIOLATION and wanted in ("*", v.name)
 

@@ -90,6 +90,8 @@ def test_check_with_a_subset_expects_what_the_configuration_breaks_among_it() ->
     assert expected("MC_live_neg_retry", ("EventuallyRegistered",)) == LIVENESS_VIOLATION
     assert expected("MC_live_neg_retry", ("EventuallyMaster",)) == "ok"
     assert expected("MC_live_failover", ("EventuallyInSync",)) == LIVENESS_VIOLATION  # the code's finding
+    # a design's liveness row: its cfg must give a lasso of its property (not an invariant's counterexample)
+    assert expected("MC_live_ms") == expected("MC_live_dledger2") == LIVENESS_VIOLATION and expected("MC_live_dledger3") == "ok"
     checker = load_checker("MC_live_data", False, ("LogMatching", "EpochsMonotonic", "EventuallyAnswered"))
     assert [i.name for i in checker.invariants] == ["LogMatching"] and [p.name for p in checker.properties] == ["EpochsMonotonic"]
     assert checker.spec.liveness == ("EventuallyAnswered",)
