@@ -307,8 +307,13 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
               help="Replay each counterexample on the reference and the implementation.")
 @click.option("--tlc", "with_tlc", is_flag=True,
               help="Also run TLC (TLA2TOOLS_JAR) on each configuration, side by side: the distinct states must be equal.")
+@click.option("--invariant", "invariants", multiple=True, metavar="NAME",
+              help="Check only this state invariant (repeatable; with --property: only those named).")
+@click.option("--property", "properties", multiple=True, metavar="NAME",
+              help="Check only this action or liveness property (repeatable; with --invariant: only those named).")
 @spec_dir_option
-def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool, spec_dir: str | None) -> None:
+def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool, invariants: tuple[str, ...],
+          properties: tuple[str, ...], spec_dir: str | None) -> None:
     """Model-check spec configurations (spec/CONFIG.cfg) with the explicit-state checker over the reference.
 
     Breadth-first search of every state reachable within the configuration's bounds: its invariants on
@@ -316,6 +321,8 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     written as an ITF trace and replayed on both models. The negative controls (controls.py) must produce a
     counterexample of their invariant. With liveness properties (SPECIFICATION LiveSpec...), a fair cycle
     refuting one is written as a lasso (ITF with a loop index) and replayed; MC_live_neg_* must give one.
+    With --invariant/--property only the named properties are checked: a violation is expected when one of them is
+    among those the configuration is known to break (controls.py), and must be one of those.
     Exits 1 if a verdict differs from what its configuration expects or a counterexample does not replay
     to the same violation, or (--tlc) TLC counts other states for a configuration where both explore every
     state or gives another liveness verdict; 2 if a configuration cannot be read (the others still run).
@@ -324,6 +331,8 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
     _use_spec_dir(spec_dir)
+    if with_tlc and (invariants or properties):
+        raise click.UsageError("--tlc checks every property of a configuration: give it without --invariant/--property")
     out_dir = output_folder(out, "--out")
     table = Table(title="autoswitch check (explicit-state, reference model)")
     tlc_columns = ("TLC distinct", "TLC depth", "TLC seconds", "same states") if with_tlc else ()
@@ -335,9 +344,10 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
         console.print(f"--tlc: {tlc_missing_reason()}: TLC was NOT run; the state counts were not compared")
         with_tlc = False
     codes = []
+    selected = (*invariants, *properties) if invariants or properties else None
     for name in configs or SMALL_CONFIGS:
         try:
-            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns))
+            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns), selected)
         except InputError as e:
             console.print(f"{name}: {e}", style="bold red")
             codes.append(EXIT_INPUT)
@@ -353,11 +363,11 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 
 
 def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_tlc: bool,
-               tlc_columns: int) -> tuple[bool, tuple[str, ...]]:
+               tlc_columns: int, selected: tuple[str, ...] | None = None) -> tuple[bool, tuple[str, ...]]:
     """One configuration of ``autoswitch check``: whether its verdict is as expected, and its table row."""
     from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
 
-    checker = load_checker(name, symmetry)
+    checker = load_checker(name, symmetry, selected)
     if symmetry and not checker.renamings:
         console.print(f"{name}: no symmetry reduction: {checker.symmetry_note}")
     with console.status(escape(f"{name}: initial states")) as status:
@@ -365,7 +375,8 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         show = (lambda text: status.update(escape(text))) if console.is_terminal else console.print
         verdict = check_config(checker, out, replay_traces, lambda p: show(
             f"{name}: {p.phase + ', ' if p.phase else ''}depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, "
-            f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=2.0 if console.is_terminal else 30.0)
+            f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=2.0 if console.is_terminal else 30.0,
+            selected=selected)
     result, v = verdict.result, verdict.result.violation
     if v is not None:
         what = (f"a lasso of {len(v.states) - 1} steps (loop from state {v.loop})" if v.kind == "liveness"
@@ -388,6 +399,64 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
     return verdict.ok, (name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}",
                         str(result.depth), f"{result.seconds:.1f}", f"{rate:,.0f}", *side,
                         "" if verdict.trace is None else str(verdict.trace))
+
+
+@main.command()
+@click.option("--designs", default=None, metavar="NAMES",
+              help="Comma-separated designs (columns) to run; default: every one (ms-async, ms-sync, dledger-2, dledger-3, "
+                   "controller-2, controller-3).")
+@click.option("--out", type=click.Path(file_okay=False), default="out/compare", show_default=True,
+              help="Counterexamples (DESIGN/PROPERTY.itf.json), compare.json and compare.md are written here.")
+@click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None,
+              help="Also copy each counterexample that replays to its violation here as DESIGN-PROPERTY.itf.json "
+                   "(traces/designs).")
+@click.option("--markdown", is_flag=True, help="Print the table as the README's Markdown.")
+@spec_dir_option
+def compare(designs: str | None, out: str, traces_dir: str | None, markdown: bool, spec_dir: str | None) -> None:
+    """Compare the designs RIP-44 replaced with controller mode (conformance/compare.py): for each design and each
+    property of MODEL.md §6 and §8, the explicit-state checker's verdict within the configuration's bounds, holds (N
+    states) or violated (K steps), with the command that reproduces it; n/a where the property says nothing about the
+    design. A line per cell on stderr. Exits 0 when every cell is what controls.py records, 1 otherwise, 2 on bad usage."""
+    from autoswitch.conformance import compare as cmp
+
+    _use_spec_dir(spec_dir)
+    names = cmp.DESIGN_NAMES if designs is None else tuple(d.strip() for d in designs.split(",") if d.strip())
+    unknown = [d for d in names if d not in cmp.DESIGN_NAMES]
+    if unknown or not names:
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: the designs are {', '.join(cmp.DESIGN_NAMES)}",
+                                 param_hint="--designs")
+    out_dir = output_folder(out, "--out")
+    traces = None if traces_dir is None else output_folder(traces_dir, "--traces")
+
+    def progress(cell) -> None:
+        mark = "" if cell.as_expected else f"  EXPECTED {cell.expected}"
+        console.print(f"{cell.design:12s} {cell.prop:24s} {cell.text.replace('**', '')}{mark}"
+                      + (f"  [{cell.command}]" if cell.command else ""), style=None if cell.as_expected else "bold red")
+
+    cells = cmp.run(names, out_dir, progress)
+    cmp.save(cells, out_dir / "compare.json")
+    table = cmp.markdown_table(cells)
+    (out_dir / "compare.md").write_text(table)
+    if traces is not None:
+        for _, path, copied, replay_line in cmp.copy_traces(cells, traces):
+            console.print(f"{'copied' if copied else 'not copied'}: {path} ({replay_line})")
+    if markdown:
+        click.echo(table, nl=False)
+    else:
+        grid = Table(title="autoswitch compare: the designs RIP-44 replaced, under MODEL.md §6 and §8")
+        chosen = [d for d in cmp.DESIGNS if d.name in names]
+        grid.add_column("property")
+        for d in chosen:
+            grid.add_column(d.title)
+        at = {(c.design, c.prop): c for c in cells}
+        for prop in cmp.PROPERTIES:
+            grid.add_row(prop, *(at[(d.name, prop)].text.replace("**", "") for d in chosen))
+        table_console(width=None if sys.stdout.isatty() else 200).print(grid)
+    console.print(f"results: {out_dir / 'compare.json'}, {out_dir / 'compare.md'}; counterexamples under {out_dir}")
+    wrong = [c for c in cells if not c.as_expected]
+    for c in wrong:
+        console.print(f"NOT AS EXPECTED: {c.design} {c.prop}: {c.status}, controls.py expects {c.expected}", style="bold red")
+    sys.exit(EXIT_VERDICT if wrong else EXIT_OK)
 
 
 @main.command()

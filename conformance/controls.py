@@ -17,6 +17,13 @@ own behaviour breaks EventuallyRegistered under ControllerMetadataLoss (row ``me
 the liveness walks of the simulation draw no ControllerMetadataLoss (simulation/campaign.py, LIVE_WEIGHTS); its
 safety walks do.
 
+The designs RIP-44 replaced (MODEL.md §1; reference/designs.py) have rows of their own: ``options["design"]`` names the
+design (``Control.design``; controller mode when absent) and ``processes`` the broker set's size where the verdict
+depends on it (DLedger: two members have no majority once one fails). Their ``tolerated`` are further properties the
+checker finds broken when checked alone (``autoswitch check CFG --invariant NAME``: the comparison, conformance/compare.py),
+but for those of ``beyond_bounds``: known broken (the walks of its simulation meet them), not within its cfg's bounds.
+A setting inherits only the rows of its own design (``breaks``, ``liveness_breaks``).
+
 ``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
 (``autoswitch tla``), ``tlc`` (the TLC runs of tests/tools/test_spec_tlc.py) and ``simulate`` (the default grid of
 ``autoswitch simulate``). The readers keep the row order.
@@ -30,6 +37,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.reference import Options
+from autoswitch.reference.state import CONTROLLER, DLEDGER, MASTER_SLAVE
 
 CHECK, TLA, TLC, SIMULATE = "check", "tla", "tlc", "simulate"
 
@@ -49,6 +57,13 @@ class Control:
     simulation: str | None = None
     tolerated: tuple[str, ...] = ()
     defaults: frozenset[str] = frozenset()
+    processes: int | None = None  # the verdict holds for this many processes only; None: for any
+    beyond_bounds: tuple[str, ...] = ()  # of ``tolerated``: broken only beyond its cfg's bounds (the walks meet them)
+
+    @property
+    def design(self) -> str:
+        """The replication design (reference/designs.py): ``options["design"]``, controller mode when absent."""
+        return str(self.options.get("design", CONTROLLER))
 
     @property
     def model_options(self) -> Options:
@@ -58,6 +73,18 @@ class Control:
     def breaks(self) -> tuple[str, ...]:
         """The invariants this setting is known to break, the control first."""
         return () if self.invariant is None else (self.invariant, *self.tolerated)
+
+    @property
+    def liveness_breaks(self) -> tuple[str, ...]:
+        """The liveness properties this setting is known to break, the control first."""
+        return () if self.liveness is None else (self.liveness, *self.tolerated)
+
+    def matches(self, policy: str, options: Mapping[str, Any], processes: int | None = None) -> bool:
+        """A setting of ``policy`` and ``options`` (Options fields) takes this row's options (their values, defaults
+        included), its design, and its process count if the row has one (None: the row must not need one)."""
+        setting = Options(policy=policy, **options)
+        return (self.design == setting.design and all(getattr(setting, k) == v for k, v in self.options.items())
+                and self.processes in (None, processes))
 
     @property
     def expects(self) -> str | None:
@@ -72,10 +99,23 @@ def _defaults(*names: str) -> frozenset[str]:
 # Kafka's fast leader changes (KIP-279): unclean elections, acks from the local set, two in-sync replicas.
 _FAST_LEADER = {"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2}
 
+# the designs RIP-44 replaced (reference/designs.py): 4.x ASYNC_MASTER and SYNC_MASTER (producers counting
+# SLAVE_NOT_AVAILABLE as a success, the code's client), DLedger mode; what each breaks besides its control
+_MS_ASYNC = {"design": MASTER_SLAVE, "sync_master": False}
+_MS_SYNC = {"design": MASTER_SLAVE, "sync_master": True, "slave_not_available_ok": True}
+_DLEDGER = {"design": DLEDGER}
+# 4.x: consumers read what no slave has yet (every stored message is dispatched); the old master back as a slave with
+# a message the new master lacks takes the new master's next one after it: the logs diverge (LogMatching, 8 steps with
+# a third message: MC_ms_* stop at two) and it never catches up (EventuallyInSync: MC_live_ms writes nothing).
+# DLedger with 2 members: a write taken before the crash is never answered (no majority commits it)
+_MS_BREAKS = ("NoPhantomRead", "LogMatching")
+_MS_BEYOND = ("LogMatching",)
+_DLEDGER2_LIVE_BREAKS = ("EventuallyAnswered",)
+
 CONTROLS: tuple[Control, ...] = (
     # safe settings
     Control("safe-rocketmq", cfg="MC_data_reg1", simulation="safe-rocketmq-2p", defaults=_defaults(CHECK, SIMULATE)),
-    Control("safe-rocketmq-3p", simulation="safe-rocketmq-3p", defaults=_defaults(SIMULATE)),
+    Control("safe-rocketmq-3p", cfg="MC_data3", simulation="safe-rocketmq-3p", defaults=_defaults(SIMULATE)),
     Control("safe-kip279", "kip279", cfg="MC_data_reg1_kip279", simulation="safe-kip279-2p", defaults=_defaults(CHECK, SIMULATE)),
     Control("safe-kip279-3p", "kip279", simulation="safe-kip279-3p", defaults=_defaults(SIMULATE)),
     Control("kafka21-kip279", "kip279", {"kafka_leader_epoch_on_election": True}, simulation="kafka21-kip279-2p",
@@ -136,12 +176,37 @@ CONTROLS: tuple[Control, ...] = (
             simulation="reentry-off-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
     # a finding (ROCKETMQ.md §7.5): a broker restarted after the controller lost its metadata stays META_DONE
     Control("meta-loss", liveness="EventuallyRegistered", cfg="MC_live_meta"),
+    # the designs RIP-44 replaced (issue 15; conformance/compare.py checks each property alone). Their cfgs run in
+    # seconds (CI); their walks join the default grid once the grid has their configurations. 4.x master-slave loses
+    # an acknowledged message on the operator's failover, ASYNC_MASTER at once, SYNC_MASTER after SLAVE_NOT_AVAILABLE
+    Control("ms-async", options=_MS_ASYNC, invariant="NoAckedMessageLost", cfg="MC_ms_async", steps=3,
+            trace="traces/designs/ms-async-NoAckedMessageLost.itf.json", simulation="ms-async-2p", tolerated=_MS_BREAKS,
+            beyond_bounds=_MS_BEYOND, defaults=_defaults(CHECK)),
+    Control("ms-sync", options=_MS_SYNC, invariant="NoAckedMessageLost", cfg="MC_ms_sync", steps=3,
+            trace="traces/designs/ms-sync-NoAckedMessageLost.itf.json", simulation="ms-sync-2p", tolerated=_MS_BREAKS,
+            beyond_bounds=_MS_BEYOND, defaults=_defaults(CHECK)),
+    # DLedger: safe with 2 and 3 replicas; with 2, one crash leaves no majority: no leader, no write acked again
+    Control("dledger-2", options=_DLEDGER, cfg="MC_dledger2", simulation="dledger-2p", processes=2, defaults=_defaults(CHECK)),
+    Control("dledger-3", options=_DLEDGER, cfg="MC_dledger3", simulation="dledger-3p", processes=3,
+            defaults=_defaults(CHECK)),
+    # 4.x has no automatic failover: a crashed master stays down (restarts are not fair)
+    Control("live-ms", options=_MS_SYNC, liveness="EventuallyMaster", cfg="MC_live_ms", simulation="ms-sync-2p-live",
+            tolerated=("EventuallyInSync",), beyond_bounds=("EventuallyInSync",),
+            trace="traces/designs/ms-sync-EventuallyMaster.itf.json"),
+    Control("live-dledger-2", options=_DLEDGER, liveness="EventuallyMaster", cfg="MC_live_dledger2",
+            simulation="dledger-2p-live", tolerated=_DLEDGER2_LIVE_BREAKS, processes=2,
+            trace="traces/designs/dledger-2-EventuallyMaster.itf.json"),
+    Control("live-dledger-3", options=_DLEDGER, cfg="MC_live_dledger3", simulation="dledger-3p-live", processes=3),
 )
 
 
 def in_default(tool: str) -> tuple[Control, ...]:
     """The rows in ``tool``'s default set, in table order."""
     return tuple(c for c in CONTROLS if tool in c.defaults)
+
+
+def by_name(name: str) -> Control | None:
+    return next((c for c in CONTROLS if c.name == name), None)
 
 
 def by_cfg(cfg: str) -> Control | None:
@@ -158,24 +223,42 @@ def expected_violation(cfg: str) -> str | None:
     return "*" if cfg.startswith(("MC_neg_", "MC_live_neg_")) else None
 
 
-def breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
-    """What a setting is known to break, the control first: the rows of exactly this Kafka policy and
-    these options, then those of the policy alone, then the RocketMQ rows whose options are among these
-    (e.g. unclean election together with acks from the local set breaks what each breaks alone)."""
-    kafka = [c for c in CONTROLS if policy != "rocketmq" and c.policy == policy]
+def config_breaks(cfg: str) -> tuple[str, ...] | None:
+    """Every property spec/CFG.cfg is known to break when checked alone (its row's ``breaks`` and ``liveness_breaks`` but
+    ``beyond_bounds``; none outside the table); None for a negative control outside the table (any violation will do)."""
+    row = by_cfg(cfg)
+    if row is not None:
+        return tuple(p for p in (*row.breaks, *row.liveness_breaks) if p not in row.beyond_bounds)
+    return None if expected_violation(cfg) == "*" else ()
+
+
+def breaks(policy: str, options: Mapping[str, Any], processes: int | None = None) -> tuple[str, ...]:
+    """What a setting is known to break, the control first. Controller mode: the rows of exactly this Kafka policy and
+    these options, then those of the policy alone, then the RocketMQ rows whose options are among these (e.g. unclean
+    election together with acks from the local set breaks what each breaks alone). The other designs: the rows of the
+    design whose options (and process count, if they name one) the setting takes."""
+    if (design := Options(policy=policy, **options).design) != CONTROLLER:
+        return tuple(dict.fromkeys(name for c in CONTROLS if c.design == design and c.matches(policy, options, processes)
+                                   for name in c.breaks))
+    controller = [c for c in CONTROLS if c.design == CONTROLLER]
+    kafka = [c for c in controller if policy != "rocketmq" and c.policy == policy]
     exact = [c.invariant for c in kafka if c.invariant and c.options == options]
     alone = [name for c in kafka if not c.options for name in c.breaks]
-    mixed = [name for c in CONTROLS if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
+    mixed = [name for c in controller if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
              for name in c.breaks]
     return tuple(dict.fromkeys([*exact, *alone, *mixed]))
 
 
-def liveness_breaks(policy: str, options: Mapping[str, Any]) -> tuple[str, ...]:
-    """The liveness properties a setting is known to break (breaks' rules for the rows with ``liveness``): the rows of
-    this policy (Kafka) or of RocketMQ whose options are among these. The finding ``meta-loss`` is not a setting's:
-    it is the fault's (its row has no options)."""
-    return tuple(dict.fromkeys(name for c in CONTROLS if c.liveness and c.options and c.policy in (policy, "rocketmq")
-                               and c.options.items() <= options.items() for name in (c.liveness, *c.tolerated)))
+def liveness_breaks(policy: str, options: Mapping[str, Any], processes: int | None = None) -> tuple[str, ...]:
+    """The liveness properties a setting is known to break (breaks' rules for the rows with ``liveness``): controller
+    mode, the rows of this policy (Kafka) or of RocketMQ whose options are among these (the finding ``meta-loss`` is not
+    a setting's: it is the fault's, its row has no options); the other designs, the rows of the design that match."""
+    if (design := Options(policy=policy, **options).design) != CONTROLLER:
+        return tuple(dict.fromkeys(name for c in CONTROLS if c.design == design and c.matches(policy, options, processes)
+                                   for name in c.liveness_breaks))
+    return tuple(dict.fromkeys(name for c in CONTROLS if c.design == CONTROLLER and c.liveness and c.options
+                               and c.policy in (policy, "rocketmq") and c.options.items() <= options.items()
+                               for name in c.liveness_breaks))
 
 
 SMALL_CONFIGS = tuple(c.cfg for c in in_default(CHECK) if c.cfg)

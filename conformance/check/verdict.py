@@ -5,7 +5,7 @@ both engines, and (optionally) TLC's counts and liveness verdict beside the chec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -13,13 +13,15 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
-from autoswitch.conformance.check.specconfig import load_spec_config
+from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.paths import file_under
 from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
 from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
+from autoswitch.conformance.trace.replay import VIOLATION as OTHER_FIRST
 from autoswitch.conformance.trace.replay import Result, replay_file
+from autoswitch.reference.invariants import ACTION_PROPERTIES
 from autoswitch.reference.liveness import LIVENESS_BY_NAME
 
 LIVENESS_VIOLATION = "liveness violation"
@@ -30,9 +32,15 @@ LIVENESS_FINDINGS = {"MC_live_meta": "EventuallyRegistered", "MC_live_failover":
 TLC_TEMPORAL = "TLC reports a temporal property"
 
 
-def expected(config: str) -> str:
-    """``liveness violation`` for the liveness controls and findings, else ``violation`` or ``ok`` (expected_verdict)."""
-    if config.startswith(LIVENESS_CONTROLS) or config in LIVENESS_FINDINGS:
+def expected(config: str, selected: Sequence[str] | None = None) -> str:
+    """``liveness violation`` for the liveness controls, findings and liveness rows of controls.py (MC_live_ms), else
+    ``violation`` or ``ok`` (expected_verdict).
+    With ``selected`` (``check --invariant/--property``: only these checked): a violation when one of them is known
+    broken (controls.config_breaks, the findings), of its kind; else ``ok``."""
+    if selected is not None and (known := controls.config_breaks(config)) is not None:
+        hit = next((p for p in selected if p in known or LIVENESS_FINDINGS.get(config) == p), None)
+        return OK if hit is None else LIVENESS_VIOLATION if hit in LIVENESS_BY_NAME else VIOLATION
+    if config.startswith(LIVENESS_CONTROLS) or config in LIVENESS_FINDINGS or controls.expected_violation(config) in LIVENESS_BY_NAME:
         return LIVENESS_VIOLATION
     return expected_verdict(config)
 
@@ -50,6 +58,7 @@ class CheckVerdict:
     trace: Path | None = None  # the counterexample, written as an ITF trace
     replays: tuple[Result, ...] = ()
     tlc: ConfigCheck | None = None
+    selected: tuple[str, ...] | None = None  # check --invariant/--property: the properties checked; None: the .cfg's
 
     @property
     def verdict(self) -> str:
@@ -67,8 +76,11 @@ class CheckVerdict:
         v = self.result.violation
         if v is None:
             return self.expects == OK
-        if v.kind == "liveness":
-            return self.expects == LIVENESS_VIOLATION and LIVENESS_FINDINGS.get(self.config, v.name) == v.name
+        if self.selected is not None and (known := controls.config_breaks(self.config)) is not None:
+            return v.name in known or LIVENESS_FINDINGS.get(self.config) == v.name
+        if v.kind == "liveness":  # a finding's property, a liveness row's (controls.py), any for MC_live_neg_*
+            wanted = LIVENESS_FINDINGS.get(self.config) or controls.expected_violation(self.config)
+            return self.expects == LIVENESS_VIOLATION and wanted in ("*", v.name)
         wanted = controls.expected_violation(self.config)
         return self.expects == VIOLATION and wanted in ("*", v.name)
 
@@ -96,25 +108,42 @@ class CheckVerdict:
                                                           or self.tlc.problem.startswith(TLC_TEMPORAL))
         return (v is not None and v.kind == "liveness") == tlc_temporal
 
+    def replayed(self, r: Result) -> bool:
+        """A replay passes; or, with only some properties checked, the engine agreed on every state and a property not
+        checked broke first (a trace names one expected violation: e.g. a shortest NoPhantomRead that also loses an
+        acknowledged message at that state)."""
+        return r.ok or (self.selected is not None and r.status == OTHER_FIRST and r.field not in self.selected)
+
     @property
     def ok(self) -> bool:
-        return (self.as_expected and all(r.ok for r in self.replays) and not (self.exhaustive and not self.same_as_tlc)
+        return (self.as_expected and all(map(self.replayed, self.replays)) and not (self.exhaustive and not self.same_as_tlc)
                 and not (self.liveness_compared and not self.same_liveness_as_tlc))
 
 
-def load_checker(name: str, symmetry: bool) -> Checker:
+def load_checker(name: str, symmetry: bool, selected: Sequence[str] | None = None) -> Checker:
     """The checker of spec/NAME.cfg (SpecConfigError if NAME is not a configuration name, the configuration cannot
-    be read, or it is too large for the checker)."""
-    return Checker(load_spec_config(name), symmetry=symmetry)
+    be read, or it is too large for the checker); ``selected``: only these invariants, action and liveness properties
+    (a liveness property only on a configuration with liveness properties: SPECIFICATION LiveSpec...)."""
+    spec = load_spec_config(name)
+    if selected is None:
+        return Checker(spec, symmetry=symmetry)
+    live = tuple(p for p in selected if p in LIVENESS_BY_NAME)
+    if live and not spec.liveness:
+        raise SpecConfigError(f"{spec.where}: {live[0]} is a liveness property: it is checked on a liveness configuration "
+                              "(SPECIFICATION LiveSpec..., with its fairness), and this one has none")
+    actions = {p.name for p in ACTION_PROPERTIES}
+    return Checker(attrs.evolve(spec, liveness=live), symmetry, [p for p in selected if p not in actions and p not in live],
+                   [p for p in selected if p in actions])
 
 
 def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callable[[Progress], None] | None = None,
-                 every: float = 2.0) -> CheckVerdict:
+                 every: float = 2.0, selected: Sequence[str] | None = None) -> CheckVerdict:
     """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` (file_under: inside OUT) and
-    (``replay``) replayed on every engine."""
+    (``replay``) replayed on every engine. ``selected``: the properties the checker checks, when not the .cfg's."""
     spec = checker.spec
     result = checker.run(on_progress, every=every)
-    verdict = CheckVerdict(spec.name, expected(spec.name), result, spec.source)
+    chosen = None if selected is None else tuple(selected)
+    verdict = CheckVerdict(spec.name, expected(spec.name, chosen), result, spec.source, selected=chosen)
     if result.violation is None:
         return verdict
     path = file_under(out, f"{spec.name}.itf.json")

@@ -2,7 +2,8 @@
 coverage, failures per invariant, the shortest shrunk trace; the verdict (every negative control found,
 nothing else broken); ``report.md`` with two PNG plots (coverage growth over walks, violations per
 configuration) and, for the liveness configurations, their fair suffixes and failures per property with the walks
-and steps it took to find the first."""
+and steps it took to find the first; for the designs RIP-44 replaced (reference/designs.py), their failing walks per
+thousand and the time to the first failure."""
 
 from __future__ import annotations
 
@@ -107,6 +108,30 @@ def _liveness_section(summaries: list[ConfigSummary]) -> list[str]:
     return [*lines, ""]
 
 
+def _designs_section(summaries: list[ConfigSummary], stats: RunStats) -> list[str]:
+    """The configurations of the designs RIP-44 replaced (4.x master-slave, DLedger; conformance/compare.py has the
+    checker's side): failing walks per thousand, and the walks, steps and seconds (at this run's steps/s) up to the
+    first failure."""
+    designs = [(s, grid()[s.name].config.options.design) for s in summaries]
+    designs = [(s, d) for s, d in designs if d != "controller"]
+    if not designs:
+        return []
+    rate = stats.steps_per_second
+    lines = ["## Designs", "",
+             "The designs RIP-44 replaced, under the same walks and faults (autoswitch compare: the checker's verdict per "
+             "property). Time to the first failure: the walks and steps run in the configuration up to and including the "
+             "first failing walk, and their seconds at this run's steps/s.", "",
+             "| configuration | design | control | walks | failing walks per 1,000 | first failure (walks, steps, ~seconds) |",
+             "|---|---|---|---|---|---|"]
+    for s, design in designs:
+        failing = sum(s.failures.values())
+        per_mille = 1000 * failing / s.walks if s.walks else 0.0
+        first = ", ".join(f"{name}: walk {w}, {steps} steps, ~{steps / rate:.1f} s" if rate else f"{name}: walk {w}, {steps} steps"
+                          for (_, name), (w, steps) in sorted(s.first.items())) or "-"
+        lines.append(f"| {s.name} | {design} | {s.control or 'safe'} | {s.walks} | {per_mille:.1f} | {first} |")
+    return [*lines, ""]
+
+
 def _save(fig: Any, path: Path) -> None:
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110)
@@ -185,7 +210,7 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
     tags = sorted({t for s in summaries for t in s.actions})
     for s in summaries:
         lines.append(f"| {s.name} | " + " | ".join(str(s.actions[t]) for t in tags) + " |")
-    lines += ["", *_liveness_section(summaries), "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
+    lines += ["", *_liveness_section(summaries), *_designs_section(summaries, stats), "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).encode())
     return path, problems

@@ -92,8 +92,8 @@ def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_batch_goes_on_after_an_internal_error_and_exits_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     prepare(tmp_path)
     real = verdict.load_checker
-    monkeypatch.setattr(verdict, "load_checker", lambda name, symmetry: _raise(RuntimeError("bug"))() if "tiny" in name
-                        else real(name, symmetry))
+    monkeypatch.setattr(verdict, "load_checker", lambda name, symmetry, selected=None: _raise(RuntimeError("bug"))()
+                        if "tiny" in name else real(name, symmetry))
     configs = ["MC_nothing", str(tmp_path / "cfg" / "MC_tiny.cfg"), str(tmp_path / "cfg" / "MC_neg_zeroack.cfg")]
     result = CliRunner().invoke(main, ["check", *configs, "--out", str(tmp_path / "o")])
     assert result.exit_code == EXIT_INTERNAL, result.output

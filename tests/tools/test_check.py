@@ -30,6 +30,8 @@ TLC_COUNTS: dict[str, tuple[int, int]] = {
     "MC_data_reg1": (89_768, 24),
     "MC_data_reg1_kip279": (74_592, 24),  # fewer than rocketmq: a Kafka leader files no epoch until it writes
     "MC_data_reg1_kip101": (74_592, 24),
+    "MC_dledger2": (7_282, 18),  # the designs RIP-44 replaced (controls.py): DLedger, two and three members
+    "MC_dledger3": (16_469, 16),
 }
 # negative control -> (the property it must break, the length of the shortest counterexample TLC finds): controls.py
 NEGATIVE: dict[str, tuple[str, int]] = {c.cfg: (c.invariant, c.steps) for c in in_default(CHECK) if c.cfg and c.invariant and c.steps}

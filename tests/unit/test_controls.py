@@ -32,8 +32,8 @@ def test_names_configurations_and_traces_are_unique() -> None:
 
 @pytest.mark.parametrize("row", [c for c in CONTROLS if c.cfg], ids=lambda c: c.name)
 def test_each_spec_configuration_checks_the_invariant_under_the_options(row) -> None:
-    if row.cfg.startswith("MC_live") and not (ROOT / "spec" / f"{row.cfg}.cfg").exists():
-        pytest.skip(f"spec/{row.cfg}.cfg is helper spec's (issue 11), not on this branch yet")
+    if (row.cfg.startswith("MC_live") or row.design != "controller") and not (ROOT / "spec" / f"{row.cfg}.cfg").exists():
+        pytest.skip(f"spec/{row.cfg}.cfg is helper spec's (issues 11, 15), not on this branch yet")
     spec = load_spec_config(row.cfg)
     assert spec.options == row.model_options
     if row.invariant is not None:
@@ -46,7 +46,8 @@ def test_liveness_rows_name_the_contracts_configurations_and_properties() -> Non
     live = {c.cfg: c.liveness for c in CONTROLS if c.cfg and c.cfg.startswith("MC_live")}
     assert live == {"MC_live_reg": None, "MC_live_data": None, "MC_live_neg_retry": "EventuallyRegistered",
                     "MC_live_neg_reelect": "EventuallyMaster", "MC_live_neg_reentry": "EventuallyInSync",
-                    "MC_live_meta": "EventuallyRegistered"}
+                    "MC_live_meta": "EventuallyRegistered", "MC_live_ms": "EventuallyMaster",
+                    "MC_live_dledger2": "EventuallyMaster", "MC_live_dledger3": None}
     assert all(c.liveness in LIVENESS_BY_NAME for c in CONTROLS if c.liveness)
     assert all(c.invariant is None for c in CONTROLS if c.liveness)  # one property per row: what its cfg must break
     assert expected_violation("MC_live_neg_reentry") == "EventuallyInSync" and expected_violation("MC_live_reg") is None
@@ -69,6 +70,8 @@ def test_each_trace_expects_the_invariant_under_the_options(row) -> None:
 
 @pytest.mark.parametrize("row", [c for c in CONTROLS if c.simulation], ids=lambda c: c.name)
 def test_each_simulation_configuration_is_in_the_grid_with_its_control(row) -> None:
+    if row.design != "controller" and row.simulation not in grid():
+        pytest.skip(f"{row.simulation} is helper infra's (issue 15), not on this branch yet")
     sim = grid()[row.simulation]
     assert sim.config.options == row.model_options
     assert sim.control == row.expects

@@ -125,8 +125,8 @@ def test_a_scenario_rows_trace_is_its_scenario_adopted(bug, tmp_path: Path) -> N
 
 def test_every_negative_control_is_a_known_bug_or_a_larger_copy_of_one() -> None:
     rows = {b.control for b in KNOWN_BUGS}
-    for c in controls.CONTROLS:
-        if c.invariant in INVARIANTS:
+    for c in controls.CONTROLS:  # the designs RIP-44 replaced are designs, not bugs (conformance/compare.py)
+        if c.invariant in INVARIANTS and c.design == "controller":
             assert c.name in rows or SAME_BUG.get(c.name) in BY_ID, f"{c.name}: no row of the catalogue"
 
 
