@@ -201,7 +201,8 @@ OperatorFailover(p) ==
     /\ haState' = [q \in Processes |-> IF q = p \/ role[q] = SLAVE THEN HA_NONE ELSE haState[q]]
     /\ acks' = [acks EXCEPT ![p] = NoAcks]
     /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Len(log[p])]
-    /\ localMasterId' = [q \in Processes |-> IF q = p THEN NoMaster ELSE metaFile[p]]
+    \* the running slaves follow p; a down process learns its master when it restarts (MsRestart)
+    /\ localMasterId' = [q \in Processes |-> IF q = p THEN NoMaster ELSE IF role[q] = SLAVE THEN metaFile[p] ELSE localMasterId[q]]
     /\ action' = PAct("OperatorFailover", p)
     /\ outcome' = Out(OK)
     /\ UNCHANGED <<netVars, ctlVars, metaFile, tempFile, term, regState, addr, localMasterEpoch, localSyncStateSetEpoch,
