@@ -27,6 +27,9 @@ CONFIGS: dict[str, str | bytes] = {
     "MC_garbage": "\\* TLC configuration of MC_data.tla\nCONSTANTS\n    ]]] ==> {{{\n",
     "MC_binary": b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe",
     "MC_huge_int": _REG1.replace("MaxEpoch = 2", "MaxEpoch = " + "9" * 5000),
+    # the designs RIP-44 replaced: a design that is not one, and one started from controller mode's InitRegistered
+    "MC_bad_design": _REG1.replace("RegisterRetry = TRUE", 'RegisterRetry = TRUE\n    Design = "raft"'),
+    "MC_design_init": _REG1.replace("RegisterRetry = TRUE", 'RegisterRetry = TRUE\n    Design = "dledger"'),
 }
 
 
