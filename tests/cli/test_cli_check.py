@@ -57,7 +57,7 @@ CASES = [
     Case("check-bad-design", ("check", "MC_bad_design", *S, *O), 2,
          "MC_bad_design.cfg:25: Design = 'raft': must be one of 'controller', 'masterslave', 'dledger'"),
     Case("check-design-not-its-init", ("check", "MC_design_init", *S, *O), 2,
-         "MC_design_init.cfg:33: InitRegistered does not start the dledger design"),
+         "InitRegistered does not start the dledger design (Design = 'dledger', line 25)"),
     Case("check-path-is-a-file", ("check", "{tmp}/out/../x/MC.cfg", *O), 0, "MC.cfg"),
 ]
 
