@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from design_cfgs import design_cfg
 
 from autoswitch.conformance.check.checker import Checker, symmetries, violation_trace_meta
 from autoswitch.conformance.check.specconfig import CHECKOUT_SPEC_DIR, SpecConfig, SpecConfigError, load_spec_config
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import PASS, replay_file
+
 
 def _line(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
