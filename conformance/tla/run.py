@@ -419,14 +419,12 @@ _OUTCOME_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "Shrink": (("syncStateSetEpoch",), ()),
     "Write": ((), ("msg", "offset")),
     "Handshake": (("truncateOffset",), ()),
-    # the designs RIP-44 replaced: a 4.x write answers its message and offset whatever its code (SLAVE_NOT_AVAILABLE too)
+    # the designs RIP-44 replaced (spec/MasterSlave.tla, spec/DLedger.tla); DLedger's EXPIRED_TERM carries the term
     "MsWrite": (("msg", "offset"), ()),
-    "DlWrite": (("msg", "offset"), ()),
     "DlElect": (("term",), ()),
+    "DlWrite": ((), ("msg", "offset")),
     "DlPush": ((), ("offset",)),
 }
-# fields of an outcome of another code than SUCCESS: (tag, code) -> its fields
-_OUTCOME_ON_CODE: dict[tuple[str, str], tuple[str, ...]] = {("DlPush", "EXPIRED_TERM"): ("term",)}
 
 
 def check_code_str(value: Any) -> Any:
@@ -449,7 +447,8 @@ def project_action(action: Mapping[str, Any]) -> dict[str, Any]:
 def project_outcome(tag: str, outcome: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's padded outcome record reduced to the fields the reference's outcome carries."""
     always, on_success = _OUTCOME_FIELDS.get(tag, ((), ()))
-    keep = always + (on_success if outcome.get("code") == "SUCCESS" else _OUTCOME_ON_CODE.get((tag, outcome.get("code")), ()))
+    code = outcome.get("code")
+    keep = always + (on_success if code == "SUCCESS" else ()) + (("term",) if code == "EXPIRED_TERM" else ())
     return {"code": outcome["code"], **{k: outcome[k] for k in keep if k in outcome}}
 
 

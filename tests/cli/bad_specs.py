@@ -3,6 +3,7 @@ its configurations, a tiny one and malformed ones, one per way a ``.cfg`` can be
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,13 @@ from autoswitch.conformance.check.specconfig import use_spec_dir
 
 SPEC = CHECKOUT / "spec"
 _REG1 = (SPEC / "MC_data_reg1.cfg").read_text()
+
+def _with_design(text: str, value: str) -> str:
+    """``text`` with the constant Design set to ``value``: its line where it has one, else a line after RegisterRetry."""
+    line = re.compile(r"^    Design = .*$", re.M)
+    new = f"    Design = {value}"
+    return line.sub(new, text) if line.search(text) else text.replace("    RegisterRetry = TRUE\n", f"    RegisterRetry = TRUE\n{new}\n")
+
 
 # name -> the configuration's text (bytes: written as they are)
 CONFIGS: dict[str, str | bytes] = {
@@ -27,6 +35,9 @@ CONFIGS: dict[str, str | bytes] = {
     "MC_garbage": "\\* TLC configuration of MC_data.tla\nCONSTANTS\n    ]]] ==> {{{\n",
     "MC_binary": b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe",
     "MC_huge_int": _REG1.replace("MaxEpoch = 2", "MaxEpoch = " + "9" * 5000),
+    # the designs RIP-44 replaced: a design that is not one, and one started from controller mode's InitRegistered
+    "MC_bad_design": _with_design(_REG1, '"raft"'),
+    "MC_design_init": _with_design(_REG1, '"dledger"'),
 }
 
 

@@ -54,6 +54,10 @@ CASES = [
     Case("check-huge-integer", ("check", "MC_huge_int", *S, *O), 2, "integers of up to 9 digits"),
     Case("check-directory-named-cfg", ("check", "MC_dir", *S, *O), 2, "not a regular file"),
     Case("check-bad-name", ("check", "..", *S, *O), 2, "not a configuration name"),
+    Case("check-bad-design", ("check", "MC_bad_design", *S, *O), 2,
+         "MC_bad_design.cfg:25: Design = 'raft': must be one of 'controller', 'masterslave', 'dledger'"),
+    Case("check-design-not-its-init", ("check", "MC_design_init", *S, *O), 2,
+         "InitRegistered does not start the dledger design (Design = 'dledger', line 25)"),
     Case("check-path-is-a-file", ("check", "{tmp}/out/../x/MC.cfg", *O), 0, "MC.cfg"),
 ]
 

@@ -49,6 +49,8 @@ CASES = [
          "negative control EventuallyInSync not found"),
     Case("walk-liveness", (*TINY[:-3], "reentry-off-rocketmq-2p-live", "--master", "none", "--walk", "1", *OUT), 0,
          "fair_steps"),
+    Case("configs-design-unknown", (*TINY[:-3], "ms-async-3p", "--master", "none", *OUT), 2,
+         "the designs RIP-44 replaced: ms-async-2p, ms-sync-2p, dledger-2p, dledger-3p (and -live of each)"),
     Case("configs-unknown", (*TINY[:-3], "nope", "--master", "none", *OUT), 2, "no configuration matches 'nope'"),
     Case("configs-glob-matches-nothing", (*TINY[:-3], "zzz-*", "--master", "none", *OUT), 2, "no configuration matches 'zzz-*'"),
     Case("configs-empty", (*TINY[:-3], ",", "--master", "none", *OUT), 2, "no configuration named"),

@@ -4,6 +4,7 @@ from it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -13,21 +14,28 @@ BASE = (CHECKOUT_SPEC_DIR / "MC_live_reg.cfg").read_text()
 SAFETY = ("TypeOK", "UniqueBrokerIds", "LogMatching", "NoAckedMessageLost", "NoPhantomRead", "ConfirmOffsetBound")
 
 
-def design_cfg(folder: Path, name: str, design: str, start: str = "INIT InitDesign", *, max_msgs: int = 1,
-               max_faults: int = 0, sync_master: bool = True, properties: tuple[str, ...] = ("EpochsMonotonic",),
-               design_line: str | None = None) -> Path:
-    """A configuration of spec/MC_live.tla in ``folder`` for ``design``: the data path on, no clock, ``max_msgs``
-    messages, ``max_faults`` faults (every fault bounded), started by ``start``."""
+def set_constants(text: str, values: dict[str, str | None]) -> str:
+    """``text`` (a .cfg) with each constant of ``values`` set to its value (None: removed): its line replaced where the
+    configuration has one, else added after RegisterRetry."""
+    for name, value in values.items():
+        line = re.compile(rf"^    {name} = .*\n", re.M)
+        new = "" if value is None else f"    {name} = {value}\n"
+        text = line.sub(new, text) if line.search(text) else text.replace("    RegisterRetry = TRUE\n", "    RegisterRetry = TRUE\n" + new)
+    return text
+
+
+def design_cfg(folder: Path, name: str, design: str | None, start: str = "INIT InitDesign", *, max_msgs: int = 1,
+               max_faults: int = 0, sync_master: bool = True, properties: tuple[str, ...] = ("EpochsMonotonic",)) -> Path:
+    """A configuration of spec/MC_live.tla in ``folder`` for ``design`` (a TLA+ value of the constant Design, e.g.
+    ``'"dledger"'``; None: no Design constant): the data path on, no clock, ``max_msgs`` messages, ``max_faults`` faults
+    (every fault bounded), started by ``start``."""
     shutil.copy(CHECKOUT_SPEC_DIR / "MC_live.tla", folder / "MC_live.tla")
     tla_bool = {True: "TRUE", False: "FALSE"}
-    text = (BASE.replace("MaxEpoch = 3", "MaxEpoch = 2").replace("MaxClock = 3", "MaxClock = 0")
-            .replace("MaxNextBrokerId = 3", "MaxNextBrokerId = 1").replace("MaxMsgs = 0", f"MaxMsgs = {max_msgs}")
-            .replace("DataPath = FALSE", "DataPath = TRUE").replace("MaxFaults = 1", f"MaxFaults = {max_faults}")
-            .replace("BoundAllFaults = TRUE", f"BoundAllFaults = {tla_bool[max_faults > 0]}")
-            .replace("RegisterRetry = TRUE", "RegisterRetry = TRUE\n" + (f'    Design = "{design}"' if design_line is None else design_line) +
-                     f"\n    SyncMaster = {tla_bool[sync_master]}\n    SlaveNotAvailableOk = TRUE\n    HaMaxGap = 2")
-            .replace("SPECIFICATION LiveSpec", start))
-    head, _, _ = text.partition("INVARIANTS")
+    text = set_constants(BASE, {
+        "MaxEpoch": "2", "MaxClock": "0", "MaxNextBrokerId": "1", "MaxMsgs": str(max_msgs), "DataPath": "TRUE",
+        "MaxFaults": str(max_faults), "BoundAllFaults": tla_bool[max_faults > 0], "Design": design,
+        "SyncMaster": tla_bool[sync_master], "SlaveNotAvailableOk": "TRUE", "HaMaxGap": "2"})
+    head, _, _ = text.replace("SPECIFICATION LiveSpec\n", start + "\n").partition("INVARIANTS")
     text = head + "INVARIANTS\n" + "".join(f"    {i}\n" for i in SAFETY) + "\nPROPERTIES\n" + "".join(f"    {p}\n" for p in properties)
     path = folder / f"{name}.cfg"
     path.write_text(text)

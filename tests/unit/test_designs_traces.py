@@ -127,7 +127,7 @@ def test_a_model_checker_trace_of_a_design_imports_and_replays(tmp_path: Path) -
     brokerRole and term too) imports with no registration prefix and replays to its violation."""
     from autoswitch.conformance.check.specconfig import load_spec_config
 
-    config = load_spec_config(design_cfg(tmp_path, "ms", "masterslave", sync_master=False))
+    config = load_spec_config(design_cfg(tmp_path, "ms", '"masterslave"', sync_master=False))
     actions = [{"tag": "MsWrite", "process": "p1"}, {"tag": "Crash", "process": "p1"}, {"tag": "OperatorFailover", "process": "p2"}]
     spec_states = trace_states(config.config(), actions)
     imported = import_states(spec_states, config, tool="tlc", violation="NoAckedMessageLost")
