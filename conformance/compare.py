@@ -6,8 +6,7 @@ or its shortest counterexample, each cell with the one command that reproduces i
 - The columns (:data:`DESIGNS`) name rows of controls.py: the safety row's configuration checks §6, the liveness rows'
   configurations §8 (the first of them whose PROPERTIES list the property, else the first: its fairness and fault
   bound apply to every property). What the cell must show is the rows':
-  violated when the property is among the row's ``breaks`` (``liveness_breaks``), else holds; one the row breaks only
-  beyond its configuration's bounds (``beyond_bounds``) holds, marked † (the README says where it breaks).
+  violated when the property is among the row's ``breaks`` (``liveness_breaks``), else holds.
 - A property that says nothing about a design is "n/a" with the reason (:data:`NOT_APPLICABLE`): the checker would
   find it holding vacuously (no controller, no epochs, no epoch file, no registration).
 - A configuration is searched once per violated property, not once per property: a breadth-first search of every
@@ -52,7 +51,6 @@ PROPERTIES = SAFETY + LIVENESS
 ACTION = frozenset(p.name for p in ACTION_PROPERTIES)
 
 HOLDS, VIOLATED, NA, UNCHECKED = "holds", "violated", "n/a", "not checked"
-BEYOND = " †"  # marks a property that holds within the bounds only (the README says where it breaks)
 
 _NO_CONTROLLER = "no controller"
 NOT_APPLICABLE = {  # design -> property -> why it says nothing there (the checker would find it holding vacuously)
@@ -106,7 +104,6 @@ class Cell:
     loop: int | None = None
     reason: str = ""
     trace: str | None = None  # the counterexample under the output folder
-    beyond: bool = False  # holds here, broken beyond the configuration's bounds (controls.py, beyond_bounds)
 
     @property
     def command(self) -> str | None:
@@ -123,7 +120,7 @@ class Cell:
     def text(self) -> str:
         """The cell as the table shows it."""
         if self.status == HOLDS:
-            return f"holds ({self.states:,} states){BEYOND if self.beyond else ''}"
+            return f"holds ({self.states:,} states)"
         if self.status == VIOLATED:
             steps = f"{self.steps} step{'' if self.steps == 1 else 's'}"
             return f"**violated**, {'lasso of ' if self.loop is not None else ''}{steps}"
@@ -169,9 +166,6 @@ def plan(design: Design) -> tuple[list[Cell], dict[str, list[str]]]:
     return cells, todo
 
 
-def _beyond(design: Design, cfg: str) -> tuple[str, ...]:
-    """What the row of ``cfg`` breaks only beyond its bounds (Control.beyond_bounds)."""
-    return next(r for r in map(_row, (design.safety, *design.liveness)) if r.cfg == cfg).beyond_bounds
 
 
 def search(spec: SpecConfig, props: Sequence[str]) -> Iterator[tuple[str, int, Violation | None]]:
@@ -204,10 +198,10 @@ def run_design(design: Design, out: Path | None, on_cell: Callable[[Cell], None]
                 on_cell(cells[-1])
             continue
         spec = load_spec_config(cfg)
-        breaks, beyond = config_breaks(cfg) or (), _beyond(design, cfg)
+        breaks = config_breaks(cfg) or ()
         for prop, states, v in search(spec, props):
             cell = Cell(design.name, prop, HOLDS if v is None else VIOLATED, _expected(prop, breaks), cfg,
-                        states=states if v is None else None, beyond=prop in beyond)
+                        states=states if v is None else None)
             if v is not None:
                 cell = attrs.evolve(cell, steps=len(v.states) - 1, loop=v.loop)
                 if out is not None:

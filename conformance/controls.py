@@ -20,8 +20,7 @@ safety walks do.
 The designs RIP-44 replaced (MODEL.md §1; reference/designs.py) have rows of their own: ``options["design"]`` names the
 design (``Control.design``; controller mode when absent) and ``processes`` the broker set's size where the verdict
 depends on it (DLedger: two members have no majority once one fails). Their ``tolerated`` are further properties the
-checker finds broken when checked alone (``autoswitch check CFG --invariant NAME``: the comparison, conformance/compare.py),
-but for those of ``beyond_bounds``: known broken (the walks of its simulation meet them), not within its cfg's bounds.
+checker finds broken when checked alone (``autoswitch check CFG --invariant NAME``: the comparison, conformance/compare.py).
 A setting inherits only the rows of its own design (``breaks``, ``liveness_breaks``).
 
 ``defaults`` says which default sets hold the row: ``check`` (``autoswitch check``, CI), ``tla``
@@ -58,7 +57,6 @@ class Control:
     tolerated: tuple[str, ...] = ()
     defaults: frozenset[str] = frozenset()
     processes: int | None = None  # the verdict holds for this many processes only; None: for any
-    beyond_bounds: tuple[str, ...] = ()  # of ``tolerated``: broken only beyond its cfg's bounds (the walks meet them)
 
     @property
     def design(self) -> str:
@@ -106,10 +104,9 @@ _MS_SYNC = {"design": MASTER_SLAVE, "sync_master": True, "slave_not_available_ok
 _DLEDGER = {"design": DLEDGER}
 # 4.x: consumers read what no slave has yet (every stored message is dispatched); the old master back as a slave with
 # a message the new master lacks takes the new master's next one after it: the logs diverge (LogMatching, 8 steps with
-# a third message: MC_ms_* stop at two) and it never catches up (EventuallyInSync: MC_live_ms writes nothing).
+# a third message) and it never catches up (EventuallyInSync).
 # DLedger with 2 members: a write taken before the crash is never answered (no majority commits it)
 _MS_BREAKS = ("NoPhantomRead", "LogMatching")
-_MS_BEYOND = ("LogMatching",)
 _DLEDGER2_LIVE_BREAKS = ("EventuallyAnswered",)
 
 CONTROLS: tuple[Control, ...] = (
@@ -181,17 +178,17 @@ CONTROLS: tuple[Control, ...] = (
     # an acknowledged message on the operator's failover, ASYNC_MASTER at once, SYNC_MASTER after SLAVE_NOT_AVAILABLE
     Control("ms-async", options=_MS_ASYNC, invariant="NoAckedMessageLost", cfg="MC_ms_async", steps=3,
             trace="traces/designs/ms-async-NoAckedMessageLost.itf.json", simulation="ms-async-2p", tolerated=_MS_BREAKS,
-            beyond_bounds=_MS_BEYOND, defaults=_defaults(CHECK)),
+            defaults=_defaults(CHECK)),
     Control("ms-sync", options=_MS_SYNC, invariant="NoAckedMessageLost", cfg="MC_ms_sync", steps=3,
             trace="traces/designs/ms-sync-NoAckedMessageLost.itf.json", simulation="ms-sync-2p", tolerated=_MS_BREAKS,
-            beyond_bounds=_MS_BEYOND, defaults=_defaults(CHECK)),
+            defaults=_defaults(CHECK)),
     # DLedger: safe with 2 and 3 replicas; with 2, one crash leaves no majority: no leader, no write acked again
     Control("dledger-2", options=_DLEDGER, cfg="MC_dledger2", simulation="dledger-2p", processes=2, defaults=_defaults(CHECK)),
     Control("dledger-3", options=_DLEDGER, cfg="MC_dledger3", simulation="dledger-3p", processes=3,
             defaults=_defaults(CHECK)),
     # 4.x has no automatic failover: a crashed master stays down (restarts are not fair)
     Control("live-ms", options=_MS_SYNC, liveness="EventuallyMaster", cfg="MC_live_ms", simulation="ms-sync-2p-live",
-            tolerated=("EventuallyInSync",), beyond_bounds=("EventuallyInSync",),
+            tolerated=("EventuallyInSync",),
             trace="traces/designs/ms-sync-EventuallyMaster.itf.json"),
     Control("live-dledger-2", options=_DLEDGER, liveness="EventuallyMaster", cfg="MC_live_dledger2",
             simulation="dledger-2p-live", tolerated=_DLEDGER2_LIVE_BREAKS, processes=2,
@@ -224,11 +221,11 @@ def expected_violation(cfg: str) -> str | None:
 
 
 def config_breaks(cfg: str) -> tuple[str, ...] | None:
-    """Every property spec/CFG.cfg is known to break when checked alone (its row's ``breaks`` and ``liveness_breaks`` but
-    ``beyond_bounds``; none outside the table); None for a negative control outside the table (any violation will do)."""
+    """Every property spec/CFG.cfg is known to break when checked alone (its row's ``breaks`` and ``liveness_breaks``;
+    none outside the table); None for a negative control outside the table (any violation will do)."""
     row = by_cfg(cfg)
     if row is not None:
-        return tuple(p for p in (*row.breaks, *row.liveness_breaks) if p not in row.beyond_bounds)
+        return (*row.breaks, *row.liveness_breaks)
     return None if expected_violation(cfg) == "*" else ()
 
 

@@ -170,14 +170,14 @@ class SimConfig:
         """Properties these settings are known to break (controls.py); the first is the negative control's. A liveness
         configuration's are the liveness properties first, then the invariants."""
         options = option_set(self.option_set).options
-        safety = controls.breaks(self.policy, options)
-        return (*controls.liveness_breaks(self.policy, options), *safety) if self.live else safety
+        safety = controls.breaks(self.policy, options, self.processes)
+        return (*controls.liveness_breaks(self.policy, options, self.processes), *safety) if self.live else safety
 
     @property
     def control(self) -> str | None:
         """The property a campaign must find broken here, or None: a safe configuration."""
         if self.live:
-            live = controls.liveness_breaks(self.policy, option_set(self.option_set).options)
+            live = controls.liveness_breaks(self.policy, option_set(self.option_set).options, self.processes)
             return live[0] if live else None
         return self.breaks[0] if self.breaks else None
 

@@ -50,10 +50,8 @@ def test_committed_results_cover_every_design_and_property_as_controls_expects()
     # DLedger with three hold
     assert {("ms-async", "NoAckedMessageLost"), ("ms-sync", "NoAckedMessageLost"), ("dledger-2", "EventuallyMaster")} <= violated
     assert not [v for v in violated if v[0] in ("dledger-3", "controller-2", "controller-3")]
-    # known broken beyond the bounds (controls.py, beyond_bounds): they hold here, marked
-    beyond = {(c.design, c.prop) for c in cells if c.beyond}
-    assert beyond == {("ms-async", "LogMatching"), ("ms-sync", "LogMatching"), ("ms-sync", "EventuallyInSync")}
-    assert all(c.status == compare.HOLDS and c.text.endswith(compare.BEYOND) for c in cells if c.beyond)
+    # 4.x's old master back as a slave: the logs diverge and it never catches up
+    assert {("ms-async", "LogMatching"), ("ms-sync", "LogMatching"), ("ms-sync", "EventuallyInSync")} <= violated
 
 
 def test_the_cell_command_checks_one_property() -> None:
@@ -84,7 +82,7 @@ def test_designs_do_not_inherit_each_others_rows() -> None:
 
 def test_check_with_a_subset_expects_what_the_configuration_breaks_among_it() -> None:
     assert config_breaks("MC_neg_union") == ("NoAckedMessageLost",) and config_breaks("MC_neg_other") is None
-    assert config_breaks("MC_ms_sync") == ("NoAckedMessageLost", "NoPhantomRead")  # LogMatching: beyond its bounds
+    assert config_breaks("MC_ms_sync") == ("NoAckedMessageLost", "NoPhantomRead", "LogMatching")
     assert config_breaks("MC_live_ms") == ("EventuallyMaster",)
     assert expected("MC_neg_union", ("TypeOK",)) == "ok" and expected("MC_neg_union", ("TypeOK", "NoAckedMessageLost")) == "violation"
     assert expected("MC_live_neg_retry", ("EventuallyRegistered",)) == LIVENESS_VIOLATION
