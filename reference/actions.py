@@ -18,7 +18,8 @@ from frozendict import frozendict
 
 from . import broker, dledger, faults, masterslave, replication
 from . import controller as ctl
-from .state import CONTROLLER, DESIGNS, DLEDGER, MASTER_SLAVE, Options, System
+from .state import CONTROLLER as CONTROLLER_MODE
+from .state import DESIGNS, DLEDGER, MASTER_SLAVE, Options, System
 
 INT, STR, BOOL, INT_SET = "int", "str", "bool", "set of int"
 
@@ -72,7 +73,7 @@ class ActionDef:
     switch: str | None = None
     optional: Mapping[str, Kind] = {}
     fault: str | None = None
-    designs: frozenset[str] = frozenset({CONTROLLER})
+    designs: frozenset[str] = frozenset({CONTROLLER_MODE})
 
 
 def _on_controller(request: Callable[..., tuple]) -> Callable[..., tuple[System, frozendict]]:
@@ -120,7 +121,7 @@ def _deliver(s: System, a: Mapping[str, Any], o: Options) -> tuple[System, froze
     return faults.deliver_late(s, a["process"], apply)
 
 
-def _d(tag: str, params: Mapping[str, Kind], run: Run, designs: frozenset[str] = frozenset({CONTROLLER})) -> ActionDef:
+def _d(tag: str, params: Mapping[str, Kind], run: Run, designs: frozenset[str] = frozenset({CONTROLLER_MODE})) -> ActionDef:
     return ActionDef(tag, DATA, {**_PROCESS, **params}, run, True, "DataPath", designs=designs)
 
 
@@ -217,7 +218,7 @@ ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
 WRITE_TAGS = frozenset({"Write", "MsWrite", "DlWrite"})  # a producer's write, in Next while nextMsg <= MaxMsgs
 
 
-def tags(*groups: str, with_faults: bool = False, design: str = CONTROLLER) -> tuple[str, ...]:
+def tags(*groups: str, with_faults: bool = False, design: str = CONTROLLER_MODE) -> tuple[str, ...]:
     """The tags of ``groups`` in ``design``'s Next, in the table's order; a fault's action (``ActionDef.fault``) only
     ``with_faults`` (as Next has one only when the configuration's Faults names it)."""
     return tuple(t for t, a in ACTIONS.items()

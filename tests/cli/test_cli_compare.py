@@ -1,6 +1,6 @@
 """``autoswitch compare`` and ``autoswitch check --invariant/--property``. The check rows run on bad_specs.py's spec folder
 (``--spec-dir {tmp}/spec``: the checkout's configurations beside ``MC_tiny``) and on cli_files.py's ``{tmp}/cfg``; the
-compare rows on the checkout's spec (the designs' configurations, spec helper's until the merge: skipped without them)."""
+compare rows on the checkout's spec (the designs' configurations)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bad_specs import run_spec_case
-from cli_cases import CHECKOUT, Case, run_case
+from cli_cases import Case, run_case
 
 from autoswitch.conformance.check.specconfig import use_spec_dir
 
@@ -51,10 +51,6 @@ def test_check_subset(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize("case", COMPARE_CASES, ids=lambda c: c.id)
 def test_compare(case: Case, tmp_path: Path) -> None:
-    needed = {"ms-async": ["MC_ms_async"], "ms-sync": ["MC_ms_sync", "MC_live_ms"], "dledger-2": ["MC_dledger2", "MC_live_dledger2"]}
-    designs = case.args[case.args.index("--designs") + 1].split(",")
-    if case.code == 0 and not all((CHECKOUT / "spec" / f"{c}.cfg").is_file() for d in designs for c in needed[d]):
-        pytest.skip("the designs' configurations are helper spec's (issue 15), not on this branch yet")
     (tmp_path / "afile").write_text("not a folder\n")
     try:
         run_case(case, tmp_path)

@@ -32,8 +32,6 @@ def test_names_configurations_and_traces_are_unique() -> None:
 
 @pytest.mark.parametrize("row", [c for c in CONTROLS if c.cfg], ids=lambda c: c.name)
 def test_each_spec_configuration_checks_the_invariant_under_the_options(row) -> None:
-    if (row.cfg.startswith("MC_live") or row.design != "controller") and not (ROOT / "spec" / f"{row.cfg}.cfg").exists():
-        pytest.skip(f"spec/{row.cfg}.cfg is helper spec's (issues 11, 15), not on this branch yet")
     spec = load_spec_config(row.cfg)
     assert spec.options == row.model_options
     if row.invariant is not None:
@@ -70,8 +68,6 @@ def test_each_trace_expects_the_invariant_under_the_options(row) -> None:
 
 @pytest.mark.parametrize("row", [c for c in CONTROLS if c.simulation], ids=lambda c: c.name)
 def test_each_simulation_configuration_is_in_the_grid_with_its_control(row) -> None:
-    if row.design != "controller" and row.simulation not in grid():
-        pytest.skip(f"{row.simulation} is helper infra's (issue 15), not on this branch yet")
     sim = grid()[row.simulation]
     assert sim.config.options == row.model_options
     assert sim.control == row.expects
