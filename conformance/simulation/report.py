@@ -15,6 +15,7 @@ from typing import Any
 
 from attrs import frozen
 
+from autoswitch.conformance import compare
 from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS, grid
 from autoswitch.conformance.simulation.fair import FAIR_BOUND
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
@@ -129,6 +130,8 @@ def _designs_section(summaries: list[ConfigSummary], stats: RunStats) -> list[st
         first = ", ".join(f"{name}: walk {w}, {steps} steps, ~{steps / rate:.1f} s" if rate else f"{name}: walk {w}, {steps} steps"
                           for (_, name), (w, steps) in sorted(s.first.items())) or "-"
         lines.append(f"| {s.name} | {design} | {s.control or 'safe'} | {s.walks} | {per_mille:.1f} | {first} |")
+    lines += ["", "The exhaustive comparison within each configuration's bounds (`autoswitch compare`, the committed results "
+              "conformance/compare.json; each cell's command reproduces it):", "", compare.markdown_table(compare.load())]
     return [*lines, ""]
 
 

@@ -126,4 +126,5 @@ def test_the_campaign_report_lists_the_designs_walks(monkeypatch: pytest.MonkeyP
     assert lines[0] == "## Designs"
     assert "| ms-async-2p | masterslave | NoAckedMessageLost | 200 | 150.0 | NoAckedMessageLost: walk 4, 350 steps, ~0.3 s |" in lines
     assert not any("safe-rocketmq-2p" in line for line in lines)
+    assert compare.markdown_table(compare.load()) in lines  # the exhaustive comparison beside the walks
     assert report._designs_section([_summary("safe-rocketmq-2p", Counter(), {})], stats) == []
