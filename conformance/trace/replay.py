@@ -163,6 +163,20 @@ def broken_in_other_sets(before: Mapping[str, Mapping[str, Any]] | None, after: 
 
 PROPERTIES = tuple(p.name for p in (*STATE_INVARIANTS, *ACTION_PROPERTIES))
 EXPECT_KEYS = ("violation", "state")
+TOLERATED = "tolerated"  # #meta.expect's optional list of properties the trace may break before its own
+
+
+def _tolerated(trace: Trace) -> frozenset[str]:
+    """``#meta.expect.tolerated``: the properties a counterexample of one property checked alone (``autoswitch check CFG
+    --invariant NAME``) breaks on its way, which the replay looks past to find the expected violation or lasso."""
+    expect = trace.meta.get("expect")
+    if not isinstance(expect, dict) or TOLERATED not in expect:
+        return frozenset()
+    names = expect[TOLERATED]
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in PROPERTIES for n in names):
+        raise TraceError(trace.path, None, "#meta.expect.tolerated", f"a list of properties ({', '.join(PROPERTIES)}); "
+                         f"got {show_name(names)}")
+    return frozenset(names)
 
 
 def _expected_violation(trace: Trace) -> tuple[str, int] | None:
@@ -175,7 +189,7 @@ def _expected_violation(trace: Trace) -> tuple[str, int] | None:
         if not (isinstance(expect, dict) and expect.get("atEnd") is True and "violation" in expect):
             return None
         expect = {k: expect[k] for k in EXPECT_KEYS if k in expect}
-    if not isinstance(expect, dict) or set(expect) != set(EXPECT_KEYS):
+    if not isinstance(expect, dict) or set(expect) - {TOLERATED} != set(EXPECT_KEYS):
         got = sorted(map(show_name, expect)) if isinstance(expect, dict) else show_name(expect)
         raise TraceError(trace.path, None, "#meta.expect", f"has exactly 'violation' (a property) and 'state' (an index); got {got}")
     name, at = expect["violation"], expect["state"]
@@ -370,8 +384,9 @@ def validate_lasso(trace: Trace, config: Config) -> Lasso | None:
         raise TraceError(path, None, "#meta.expect.liveness", f"not a liveness property: {show_name(expect['liveness'])}; "
                          f"known: {', '.join(LIVENESS_BY_NAME)}")
     keys = ("liveness", "process", "loop") if prop.per_process else ("liveness", "loop")
-    if set(expect) != set(keys):
-        raise TraceError(path, None, "#meta.expect", f"a lasso of {prop.name} has exactly {', '.join(map(repr, keys))}; "
+    if set(expect) - {TOLERATED} != set(keys):
+        raise TraceError(path, None, "#meta.expect", f"a lasso of {prop.name} has exactly {', '.join(map(repr, keys))} "
+                         f"(and optionally {TOLERATED!r})"
                          f"got {sorted(map(show_name, expect))}")
     process = expect.get("process")
     if prop.per_process and process not in config.processes:
@@ -432,6 +447,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
     lasso = expected if isinstance(expected, Lasso) else None
     at_end = expected if isinstance(expected, AtEnd) else None
     expected_violation = None if isinstance(expected, Lasso) else at_end.violation if at_end is not None else expected
+    tolerated = _tolerated(trace)
     engine = make_engine(engine_name, config)
     n = len(trace.states)
     first_violation: tuple[str, int] | None = None
@@ -468,6 +484,7 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
         if first_violation is None:
             broken = broken_properties(before if i > 0 else None, after)
             broken += broken_in_other_sets(sets_before if i > 0 else None, sets_after)
+            broken = [b for b in broken if b not in tolerated]
             if broken:
                 first_violation = (broken[0], i)
         before, sets_before = after, sets_after
