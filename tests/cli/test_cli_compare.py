@@ -56,8 +56,9 @@ def test_compare(case: Case, tmp_path: Path) -> None:
         run_case(case, tmp_path)
     finally:
         use_spec_dir(None)
-    if case.id == "compare-ms-async":  # the results, the table and the one counterexample that replays to its violation
+    if case.id == "compare-ms-async":  # the results, the table and each counterexample, replaying to its violation
         cells = json.loads((tmp_path / "o" / "compare.json").read_text())
         assert {c["prop"]: c["status"] for c in cells}["NoAckedMessageLost"] == "violated"
         assert (tmp_path / "o" / "compare.md").read_text().startswith("| property | 4.x ASYNC_MASTER")
-        assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["ms-async-NoAckedMessageLost.itf.json"]
+        assert sorted(p.name for p in (tmp_path / "t").iterdir()) == [f"ms-async-{p}.itf.json" for p in
+                                                                       ("LogMatching", "NoAckedMessageLost", "NoPhantomRead")]
