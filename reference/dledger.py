@@ -20,6 +20,7 @@ from frozendict import frozendict
 from . import codes
 from .broker import OK, require_process, with_process
 from .precondition import require
+from .replication import append_durably
 from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Entries, Options, Process, System
 
 
@@ -73,19 +74,18 @@ def dl_write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     proc = require_process(s, p, REGISTERED)
     require(proc.role == MASTER, f"{p} is not a leader")
     msg, offset = s.next_msg, proc.leo
-    log = proc.log + ((msg, proc.term),)
-    s = with_process(s, p, evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log)), next_msg=msg + 1)
+    s = with_process(s, p, append_durably(proc, proc.log + ((msg, proc.term),), opts), next_msg=msg + 1)
     return _commit(s, p), frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
 
 
 def _pushed(leader: Process, follower: Process, opts: Options) -> Process:
     """The follower after a push: the longest prefix it shares with the leader, then the leader's next entry."""
     keep = next(k for k in range(min(follower.leo, leader.leo), -1, -1) if follower.log[:k] == leader.log[:k])
-    log = leader.log[: keep + 1]
-    flushed = min(follower.flushed, keep) if opts.async_flush else len(log)
-    confirm = max(min(follower.confirm_offset, keep), min(leader.confirm_offset, len(log)))
-    return evolve(follower, log=log, flushed=flushed, confirm_offset=confirm, term=leader.term, role=SLAVE,
-                  local_master_id=leader.meta_file, ha_state=HA_TRANSFER)
+    kept = evolve(follower, flushed=min(follower.flushed, keep))
+    after = append_durably(kept, leader.log[: keep + 1], opts)
+    confirm = max(min(follower.confirm_offset, keep), min(leader.confirm_offset, after.leo))
+    return evolve(after, confirm_offset=confirm, term=leader.term, role=SLAVE, local_master_id=leader.meta_file,
+                  ha_state=HA_TRANSFER)
 
 
 def dl_push(s: System, p: str, peer: str, opts: Options) -> tuple[System, frozendict]:

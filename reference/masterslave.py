@@ -17,6 +17,7 @@ from frozendict import frozendict
 from . import codes
 from .broker import OK, require_process, with_process
 from .precondition import require
+from .replication import append_durably
 from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Options, Process, System
 
 
@@ -25,16 +26,22 @@ def _configured_master(s: System) -> int:
     return next((x.meta_file for x in s.procs.values() if x.broker_role == MASTER), NO_MASTER)
 
 
-def _link(s: System, p: str) -> tuple[Process, str, Process]:
-    """MsLink (spec/MasterSlave.tla): a connected slave, its master's name and the master, which runs as MASTER
-    over an uncut link."""
-    proc = require_process(s, p, REGISTERED)
-    require(proc.role == SLAVE and proc.ha_state == HA_TRANSFER, f"{p} is not a connected slave")
+def _master_of(s: System, p: str, proc: Process) -> str:
+    """MsMasterOf (spec/MasterSlave.tla): the name of the master slave ``p`` follows, which runs as MASTER over an
+    uncut link."""
     q = s.process_of(proc.local_master_id)
     require(q is not None and s.procs[q].reg_state == REGISTERED and s.procs[q].role == MASTER,
             f"{p}'s master {proc.local_master_id} does not run as MASTER")
     assert q is not None
     require(frozenset({p, q}) not in s.partitions, f"the link {p}-{q} is cut (PartitionLink)")
+    return q
+
+
+def _link(s: System, p: str) -> tuple[Process, str, Process]:
+    """MsLink (spec/MasterSlave.tla): a connected slave, its master's name and the master."""
+    proc = require_process(s, p, REGISTERED)
+    require(proc.role == SLAVE and proc.ha_state == HA_TRANSFER, f"{p} is not a connected slave")
+    q = _master_of(s, p, proc)
     return proc, q, s.procs[q]
 
 
@@ -56,8 +63,7 @@ def ms_write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     require(proc.role == MASTER, f"{p} is not a master")
     require(proc.confirm_offset == proc.leo, f"{p} has a write waiting for a slave")
     msg, offset = s.next_msg, proc.leo
-    log = proc.log + ((msg, 0),)
-    proc = evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))
+    proc = append_durably(proc, proc.log + ((msg, 0),), opts)
     s = with_process(s, p, proc, next_msg=msg + 1)
     written = frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
     if not opts.sync_master:
@@ -74,11 +80,7 @@ def ms_connect(s: System, p: str) -> tuple[System, frozendict]:
     which the master takes as the slave's ack and the offset to stream from."""
     proc = require_process(s, p, REGISTERED)
     require(proc.role == SLAVE and proc.ha_state != HA_TRANSFER, f"{p} is not a disconnected slave")
-    q = s.process_of(proc.local_master_id)
-    require(q is not None and s.procs[q].reg_state == REGISTERED and s.procs[q].role == MASTER,
-            f"{p}'s master {proc.local_master_id} does not run as MASTER")
-    assert q is not None
-    require(frozenset({p, q}) not in s.partitions, f"the link {p}-{q} is cut (PartitionLink)")
+    q = _master_of(s, p, proc)
     master = s.procs[q]
     s = with_process(s, p, evolve(proc, ha_state=HA_TRANSFER))
     s = with_process(s, q, evolve(master, acks=master.acks.set(proc.meta_file, proc.leo)))
@@ -90,8 +92,7 @@ def ms_transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     appends whatever it holds before it (no epoch, no truncation)."""
     proc, _, master = _link(s, p)
     require(proc.leo < master.leo, f"{p} has the master's whole log")
-    log = proc.log + (master.log[proc.leo],)
-    return with_process(s, p, evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))), OK
+    return with_process(s, p, append_durably(proc, proc.log + (master.log[proc.leo],), opts)), OK
 
 
 def ms_ack(s: System, p: str) -> tuple[System, frozendict]:

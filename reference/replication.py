@@ -36,7 +36,7 @@ def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process
     return proc, q, master
 
 
-def _with_log(proc: Process, log: tuple, opts: Options) -> Process:
+def append_durably(proc: Process, log: tuple, opts: Options) -> Process:
     """AppendDurably (spec/Replication.tla)."""
     return evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))
 
@@ -49,7 +49,7 @@ def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     msg, offset = s.next_msg, proc.leo
     if opts.policy != "rocketmq":  # Kafka's Log.append assigns the record's epoch (WrittenEpochFile)
         proc = evolve(proc, epoch_file=_kafka_assign(proc.epoch_file, proc.local_master_epoch, offset, opts))
-    proc = _with_log(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
+    proc = append_durably(proc, proc.log + ((msg, proc.local_master_epoch),), opts)
     s = settle_master(with_process(s, p, proc, next_msg=msg + 1), p, opts, NO_RECOMPUTE)
     return s, frozendict(code=codes.SUCCESS, msg=msg, offset=offset)
 
@@ -100,7 +100,7 @@ def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     require(ef is not None, f"{p}'s master has no epoch entry for offset {proc.leo}")
     assert ef is not None
     entry = master.log[proc.leo]
-    proc = _with_log(evolve(proc, epoch_file=ef), proc.log + (entry,), opts)
+    proc = append_durably(evolve(proc, epoch_file=ef), proc.log + (entry,), opts)
     proc = evolve(proc, confirm_offset=min(master.confirm_offset, proc.leo))
     return with_process(s, p, proc), OK
 
