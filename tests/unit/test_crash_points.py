@@ -55,7 +55,7 @@ from simfs import Op, SimFileSystem
 
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine
 from autoswitch.conformance.engines.impl import DEFAULT_CONFIG
-from autoswitch.conformance.simulation.generate import random_walk
+from autoswitch.conformance.simulation.generate import DESIGN_RESTART, random_walk
 from autoswitch.conformance.trace.itf import load_trace
 from autoswitch.impl import commit_log
 from autoswitch.impl.broker import BrokerProcess, CheckCodeClock
@@ -64,7 +64,9 @@ from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.metadata import load_meta, load_temp
 from autoswitch.impl.storage import FileStorage
 from autoswitch.reference import Options
+from autoswitch.reference.designs import design_of
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import CONTROLLER
 from autoswitch.reference.truncation import POLICIES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,19 +112,15 @@ def generated_walks(count: int, length: int) -> list[Walk]:
     return walks
 
 
-# a design's broker opened on its disk starts by its broker.conf (BrokerProcess._start): its restart in the model
-_DESIGN_RESTART = {"MASTER": "MsRestart", "SLAVE": "MsRestart", "DLEDGER": "DlRestart"}
-
-
 def model_durable(engine: Any, process: str) -> Durable:
     """The reference's durable state of ``process`` after a Crash of it (its state when it is DOWN already), and for a
     broker of the designs RIP-44 replaced, once restarted (a 4.x master answers every write it holds on start)."""
     engine = copy.copy(engine)  # the reference's states are immutable
     if engine.variables()["regState"][process] != "DOWN":
         engine.step({"tag": "Crash", "process": process})
-    restart = _DESIGN_RESTART.get(engine.variables()["brokerRole"][process])
-    if restart is not None:
-        engine.step({"tag": restart, "process": process})
+    design = design_of(engine.variables())
+    if design != CONTROLLER:  # opened on its disk, it starts by its broker.conf (BrokerProcess._start)
+        engine.step({"tag": DESIGN_RESTART[design], "process": process})
     v = engine.variables()
     temp = v["tempFile"][process]
     return (tuple(map(tuple, v["log"][process])), tuple(map(tuple, v["epochFile"][process])), v["confirmOffset"][process],
