@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +252,10 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+STOPPED = ("--master {master}: Spark stopped the application before the work ended (a master that cannot be reached, "
+           "or that gave up on it: see Spark's log above); a campaign keeps the chunks done, re-run to finish")
+
+
 @contextmanager
 def spark_context(master: str | None) -> Iterator[Any]:
     """A quiet SparkContext (no UI): ``master``, or the one spark-submit configured, or ``local[*]``;
@@ -269,11 +273,18 @@ def spark_context(master: str | None) -> Iterator[Any]:
         scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
         try:
             yield (sc := _start(master, scratch, launches))
+        except Exception as e:
+            if type(e).__module__.startswith("py4j") and (sc is None or _stopped(sc)):
+                raise InputError(STOPPED.format(master=sc.master if sc is not None else master)) from None
+            raise
         finally:
+            # Stopping what Spark already tore down can raise too; that must not hide the error above.
             if sc is not None:
-                sc.stop()
+                with suppress(Exception):
+                    sc.stop()
             if launches and SparkContext._gateway is not None:
-                _stop_jvm(SparkContext)
+                with suppress(Exception):
+                    _stop_jvm(SparkContext)
             shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -375,9 +386,7 @@ def _run_spark(campaign: Campaign, out: Path, sc: Any, pending: list[tuple[str, 
         progress(sum((store.chunk_dir(out, *t) / "_DONE").exists() for t in pending), len(pending))
     if "error" in result:
         if _stopped(sc):
-            raise InputError(f"--master {sc.master}: Spark stopped the application before the campaign ended (a master "
-                             "that cannot be reached, or that gave up on it: see Spark's log above); the chunks done are kept, "
-                             "re-run to finish") from None
+            raise InputError(STOPPED.format(master=sc.master)) from None
         raise result["error"]
     return result["done"], sc.master
 
