@@ -10,7 +10,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -22,6 +22,9 @@ from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.paths import output_file, output_folder
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
+
+if TYPE_CHECKING:
+    from autoswitch.conformance.check.search import How
 
 # Text from the user (paths, configuration names, trace contents) is printed as it is: markup off everywhere.
 console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
@@ -311,9 +314,18 @@ def z3_controller(brokers: int, walks: int, length: int, seed: int, samples: int
               help="Check only this state invariant (repeatable; with --property: only those named).")
 @click.option("--property", "properties", multiple=True, metavar="NAME",
               help="Check only this action or liveness property (repeatable; with --invariant: only those named).")
+@click.option("--workers", type=POSITIVE, default=1, show_default=True,
+              help="Worker processes on this machine; the states are split between them by fingerprint.")
+@click.option("--master", default=None, metavar="URL",
+              help="Run the search level by level on this Spark master (spark://host:port, local[N]) instead.")
+@click.option("--checkpoint", type=click.Path(file_okay=False), default=None,
+              help="Save the search after each level in this folder, and resume from it when it holds one.")
+@click.option("--memory", type=POSITIVE, default=None, metavar="STATES",
+              help="Fingerprints kept in memory before the store spills to disk (default: no limit).")
 @spec_dir_option
 def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: bool, with_tlc: bool, invariants: tuple[str, ...],
-          properties: tuple[str, ...], spec_dir: str | None) -> None:
+          properties: tuple[str, ...], workers: int, master: str | None, checkpoint: str | None, memory: int | None,
+          spec_dir: str | None) -> None:
     """Model-check spec configurations (spec/CONFIG.cfg) with the explicit-state checker over the reference.
 
     Breadth-first search of every state reachable within the configuration's bounds: its invariants on
@@ -327,6 +339,7 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     to the same violation, or (--tlc) TLC counts other states for a configuration where both explore every
     state or gives another liveness verdict; 2 if a configuration cannot be read (the others still run).
     Default: the small configurations of controls.py."""
+    from autoswitch.conformance.check.search import How
     from autoswitch.conformance.controls import SMALL_CONFIGS
     from autoswitch.conformance.tla.run import find_tlc, tlc_missing_reason
 
@@ -346,8 +359,9 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     codes = []
     selected = (*invariants, *properties) if invariants or properties else None
     for name in configs or SMALL_CONFIGS:
+        how = How(workers, master, None if checkpoint is None else output_folder(checkpoint, "--checkpoint") / name, memory)
         try:
-            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns), selected)
+            ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns), selected, how)
         except InputError as e:
             console.print(f"{name}: {e}", style="bold red")
             codes.append(EXIT_INPUT)
@@ -363,8 +377,9 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
 
 
 def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_tlc: bool,
-               tlc_columns: int, selected: tuple[str, ...] | None = None) -> tuple[bool, tuple[str, ...]]:
+               tlc_columns: int, selected: tuple[str, ...] | None = None, how: How | None = None) -> tuple[bool, tuple[str, ...]]:
     """One configuration of ``autoswitch check``: whether its verdict is as expected, and its table row."""
+    from autoswitch.conformance.check.search import LOCAL
     from autoswitch.conformance.check.verdict import check_config, compare_with_tlc, load_checker
 
     checker = load_checker(name, symmetry, selected)
@@ -376,7 +391,7 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         verdict = check_config(checker, out, replay_traces, lambda p: show(
             f"{name}: {p.phase + ', ' if p.phase else ''}depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, "
             f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=2.0 if console.is_terminal else 30.0,
-            selected=selected)
+            selected=selected, how=how or LOCAL)
     result, v = verdict.result, verdict.result.violation
     if v is not None:
         what = (f"a lasso of {len(v.states) - 1} steps (loop from state {v.loop})" if v.kind == "liveness"

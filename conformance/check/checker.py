@@ -172,6 +172,17 @@ class Violation:
 
 
 @frozen
+class Expansion:
+    """One state's transitions (Checker.expand): the successors within the constraint as (index of the action in
+    ``Checker.actions.all``, successor, its fingerprint), and what the last transition broke, if one did:
+    (property, "action property" or "invariant", the successor's fingerprint). A successor breaking an action
+    property is the last one listed; one past the constraint breaking an invariant is not listed."""
+
+    successors: list[tuple[int, System, int]]
+    broken: tuple[str, str, int] | None
+
+
+@frozen
 class CheckResult:
     """What a search found: ``violation`` is None when every reachable state within the bounds satisfies
     the invariants and every transition the action properties."""
@@ -261,7 +272,55 @@ class Checker:
     def broken_property(self, v: Mapping[str, Any], w: Mapping[str, Any]) -> str | None:
         return next((p.name for p in self.properties if not p.holds(v, w)), None)
 
+    def initial(self) -> list[tuple[Start, int]]:
+        """The distinct initial states (INIT) with their fingerprints, in the order the search takes them."""
+        seen: set[int] = set()
+        out = []
+        for start in initial_states(self.spec, self.opts):
+            if (fp := self.fingerprint(start.state)) not in seen:
+                seen.add(fp)
+                out.append((start, fp))
+        return out
+
+    def check_state(self, s: System) -> str | None:
+        """The first invariant ``s`` breaks, or None: run on every distinct state, once."""
+        return self.broken_invariant(variables(s)) if self.invariants else None
+
+    def expand(self, s: System, fp: int, graph: Graph | None = None) -> Expansion:
+        """One state's transitions, in Next's order: the successors within the constraint (each generated
+        one, seen before or not), up to the first transition that breaks an action property or reaches, past the
+        constraint, a state breaking an invariant (TLC evaluates the invariants there too: Worker.doNext).
+        With ``graph`` (liveness), the state's fair edges are recorded in it as well. Every search (one process,
+        ``--workers``, Spark) expands states with this and nothing else."""
+        v = LazyVariables(s)  # the action properties read a few variables of s, for every transition
+        successors: list[tuple[int, System, int]] = []
+        edges: list[tuple[int, int, bool]] = []
+        enabled: list[int] = []
+        broken = None
+        for action, w, _, inside in self.steps(s):
+            i = self.index[id(action)]
+            if graph is not None:
+                takes = counts(self.fair_rows[i], v, action)
+                if takes and w != s:
+                    enabled.append(i)
+                if inside and (wfp := self.fingerprint(w)) != fp:
+                    edges.append((i, wfp, takes))
+            if not inside:
+                if (name := self.check_state(w)) is not None:
+                    broken = (name, "invariant", self.fingerprint(w))
+                    break
+                continue
+            wfp = self.fingerprint(w)
+            successors.append((i, w, wfp))
+            if self.properties and (name := self.broken_property(v, LazyVariables(w))) is not None:
+                broken = (name, "action property", wfp)
+                break
+        if graph is not None and broken is None:
+            graph.add_steps(fp, edges, enabled)
+        return Expansion(successors, broken)
+
     def run(self, on_progress: Callable[[Progress], None] | None = None, every: float = 2.0) -> CheckResult:
+        """The breadth-first search in this process (``--workers 1``)."""
         started = last = time.monotonic()
         parent: dict[int, int | None] = {}  # fingerprint -> its parent's (None: an initial state)
         starts: dict[int, Start] = {}
@@ -270,58 +329,37 @@ class Checker:
         graph = Graph(self.goals) if self.goals else None
 
         def found(name: str, kind: str, chain: list[int]) -> CheckResult:
-            violation = self._violation(name, kind, chain, starts)
+            violation = self.counterexample(name, kind, chain, starts)
             return CheckResult(self.spec.name, len(parent), generated, len(chain), time.monotonic() - started,
                                bool(self.renamings), violation, self.spec.liveness)
 
-        for start in initial_states(self.spec, self.opts):
-            fp = self.fingerprint(start.state)
-            if fp in parent:
-                continue
+        for start, fp in self.initial():
             parent[fp], starts[fp] = None, start
             frontier.append((start.state, fp))
-            if (name := self.broken_invariant(variables(start.state))) is not None:
+            if (name := self.check_state(start.state)) is not None:
                 return found(name, "invariant", [fp])
             if graph is not None:
                 graph.add_state(fp, LazyVariables(start.state))
         while frontier:
             level: list[tuple[System, int]] = []
             for s, fp in frontier:
-                v = LazyVariables(s)  # the action properties read a few variables of s, for every transition
-                edges: list[tuple[int, int, bool]] = []
-                enabled: list[int] = []
-                for action, w, _, inside in self.steps(s):
-                    if graph is not None:
-                        i = self.index[id(action)]
-                        takes = counts(self.fair_rows[i], v, action)
-                        if takes and w != s:
-                            enabled.append(i)
-                        if inside and (wfp := self.fingerprint(w)) != fp:
-                            edges.append((i, wfp, takes))
-                    if not inside:
-                        # TLC neither counts nor explores a successor past the state constraint, but it
-                        # evaluates the invariants on it (Worker.doNext): so does the checker
-                        if (name := self.broken_invariant(variables(w))) is not None:
-                            wfp = self.fingerprint(w)
-                            parent.setdefault(wfp, fp)
-                            return found(name, "invariant", self._chain(fp, parent) + [wfp])
-                        continue
+                expansion = self.expand(s, fp, graph)
+                for last_one, (_, w, wfp) in enumerate(expansion.successors, 1 - len(expansion.successors)):
                     generated += 1
-                    wfp = self.fingerprint(w)
-                    new = wfp not in parent
-                    if self.properties and (name := self.broken_property(v, LazyVariables(w))) is not None:
-                        parent.setdefault(wfp, fp)
-                        return found(name, "action property", self._chain(fp, parent) + [wfp])
-                    if not new:
+                    if expansion.broken is not None and last_one == 0 and expansion.broken[1] == "action property":
+                        break  # a transition that breaks an action property: reported below, seen before or not
+                    if wfp in parent:
                         continue
                     parent[wfp] = fp
-                    if (name := self.broken_invariant(variables(w))) is not None:
+                    if (name := self.check_state(w)) is not None:
                         return found(name, "invariant", self._chain(wfp, parent))
                     if graph is not None:
                         graph.add_state(wfp, LazyVariables(w))
                     level.append((w, wfp))
-                if graph is not None:
-                    graph.add_steps(fp, edges, enabled)
+                if expansion.broken is not None:
+                    name, kind, wfp = expansion.broken
+                    parent.setdefault(wfp, fp)
+                    return found(name, kind, self._chain(fp, parent) + [wfp])
                 if on_progress and time.monotonic() - last >= every:
                     last = time.monotonic()
                     on_progress(Progress(depth, len(parent), generated, len(level), last - started))
@@ -369,7 +407,9 @@ class Checker:
                 raise AssertionError(f"no step of {self.spec.name} reaches the next state of the counterexample at depth {i}")
         return states, s
 
-    def _violation(self, name: str, kind: str, chain: list[int], starts: Mapping[int, Start]) -> Violation:
+    def counterexample(self, name: str, kind: str, chain: list[int], starts: Mapping[int, Start]) -> Violation:
+        """The trace of a safety violation along ``chain`` (fingerprints from an initial state, one of ``starts``),
+        rebuilt by re-running actions: every search rebuilds its counterexample with this."""
         states, _ = self._run_chain(kind, name, chain, starts)
         return Violation(name, kind, len(chain), tuple(states), dict(starts[chain[0]].addrs))
 

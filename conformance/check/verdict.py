@@ -13,6 +13,7 @@ from attrs import frozen
 
 from autoswitch.conformance import controls
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, violation_trace_meta
+from autoswitch.conformance.check.search import LOCAL, How, search
 from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.paths import file_under
@@ -137,11 +138,12 @@ def load_checker(name: str, symmetry: bool, selected: Sequence[str] | None = Non
 
 
 def check_config(checker: Checker, out: Path, replay: bool, on_progress: Callable[[Progress], None] | None = None,
-                 every: float = 2.0, selected: Sequence[str] | None = None) -> CheckVerdict:
-    """Run the checker; a counterexample is written to ``OUT/<config>.itf.json`` (file_under: inside OUT) and
-    (``replay``) replayed on every engine. ``selected``: the properties the checker checks, when not the .cfg's."""
+                 every: float = 2.0, selected: Sequence[str] | None = None, how: How = LOCAL) -> CheckVerdict:
+    """Run the checker (as ``how`` says: search.py); a counterexample is written to ``OUT/<config>.itf.json``
+    (file_under: inside OUT) and (``replay``) replayed on every engine. ``selected``: the properties the checker
+    checks, when not the .cfg's."""
     spec = checker.spec
-    result = checker.run(on_progress, every=every)
+    result = search(checker, how, on_progress, every=every)
     chosen = None if selected is None else tuple(selected)
     verdict = CheckVerdict(spec.name, expected(spec.name, chosen), result, spec.source, selected=chosen)
     if result.violation is None:
