@@ -4,9 +4,7 @@ where the spec's operator takes the master's fields and reads the constants."""
 
 from __future__ import annotations
 
-from attrs import evolve
-
-from .state import Options, Process, System
+from .state import Options, Process, System, evolve
 
 # The event of a master step, for confirmOffset (spec/Acks.tla).
 NO_RECOMPUTE = "none"

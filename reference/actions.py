@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 from frozendict import frozendict
 
 from . import broker, dledger, faults, masterslave, replication
 from . import controller as ctl
 from .state import CONTROLLER as CONTROLLER_MODE
-from .state import DESIGNS, DLEDGER, MASTER_SLAVE, Options, System
+from .state import DESIGNS, DLEDGER, MASTER_SLAVE, Options, System, evolve
 
 INT, STR, BOOL, INT_SET = "int", "str", "bool", "set of int"
 

@@ -5,7 +5,11 @@ returns ``(system', outcome)``; a disabled action raises ``NotEnabled``.
 
 from __future__ import annotations
 
-from attrs import evolve
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from attrs import frozen
 from frozendict import frozendict
 
 from . import codes, epoch_file
@@ -33,6 +37,7 @@ from .state import (
     Process,
     System,
     TempFile,
+    evolve,
 )
 
 OK = frozendict(code=codes.OK)
@@ -46,6 +51,40 @@ def require_process(s: System, p: str, *states: str) -> Process:
     proc = s.procs[p]
     require(proc.reg_state in states, f"{p} is {proc.reg_state}, not {'/'.join(states)}")
     return proc
+
+
+@frozen
+class Guard:
+    """The first precondition of a process action: its process is in one of the registration ``states`` and, where
+    ``role`` is given, has that role."""
+
+    states: tuple[str, ...]
+    role: str | None = None
+
+    def admits(self, proc: Process) -> bool:
+        return proc.reg_state in self.states and (self.role is None or proc.role == self.role)
+
+
+GUARDS: dict[str, Guard] = {}  # the tag of a guarded process action -> its Guard
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(tag: str, *states: str, role: str | None = None) -> Callable[[F], F]:
+    """The reference function ``f(s, p, ...)`` of the process action ``tag``, run only where ``p`` passes its Guard
+    (else ``NotEnabled``, as ``require_process`` and the role check say); ``GUARDS`` keeps the Guard, so that the
+    checker skips the action in the states it rules out without running it."""
+    guard = GUARDS[tag] = Guard(states, role)
+
+    def wrap(f: F) -> F:
+        @functools.wraps(f)
+        def run(s: System, p: str, *args: Any) -> Any:
+            proc = require_process(s, p, *guard.states)
+            require(role is None or proc.role == role, f"{p} is not a {str(role).lower()}")
+            return f(s, p, *args)
+
+        return cast(F, run)
+
+    return wrap
 
 
 def with_process(s: System, p: str, proc: Process, **changes) -> System:
@@ -92,62 +131,70 @@ def _drop_connections_to(s: System, broker_id: int) -> System:
     return evolve(s, procs=procs)
 
 
+@guarded("LoadMetaFile", INITIAL)
 def load_meta_file(s: System, p: str) -> tuple[System, frozendict]:
     """LoadMetaFile (spec/Broker.tla)."""
-    proc = require_process(s, p, INITIAL)
+    proc = s.procs[p]
     require(proc.meta_file != NO_ID, f"{p} has no meta file")
     return with_process(s, p, evolve(proc, reg_state=META_DONE)), OK
 
 
+@guarded("LoadTempFile", INITIAL)
 def load_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """LoadTempFile (spec/Broker.tla)."""
-    proc = require_process(s, p, INITIAL)
+    proc = s.procs[p]
     require(proc.meta_file == NO_ID and proc.temp_file is not None, f"{p} has a meta file or no temp file")
     return with_process(s, p, evolve(proc, reg_state=TEMP_DONE)), OK
 
 
+@guarded("CreateTempFile", INITIAL)
 def create_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """CreateTempFile (spec/Broker.tla); the checkCode is the string ``addr;clock`` (the spec's record
     ``[addr, ts]``)."""
-    proc = require_process(s, p, INITIAL)
+    proc = s.procs[p]
     require(proc.meta_file == NO_ID and proc.temp_file is None, f"{p} already has an identity file")
     _, answer = ctl.get_next_broker_id(s.controller)
     temp = TempFile(answer["nextBrokerId"], f"{proc.addr};{s.clock}")
     return with_process(s, p, evolve(proc, temp_file=temp, reg_state=TEMP_DONE), clock=s.clock + 1), answer
 
 
+@guarded("SendApplyBrokerId", TEMP_DONE)
 def send_apply_broker_id(s: System, p: str, lost: bool) -> tuple[System, frozendict]:
     """SendApplyBrokerId (spec/Broker.tla)."""
-    proc = require_process(s, p, TEMP_DONE)
+    proc = s.procs[p]
     assert proc.temp_file is not None  # TEMP_DONE: LoadTempFile or CreateTempFile left one
     c, answer = ctl.apply_broker_id(s.controller, proc.temp_file.broker_id, proc.temp_file.check_code)
     ok = answer["code"] == codes.SUCCESS and not lost
     return with_process(s, p, evolve(proc, reg_state=ID_APPLIED if ok else APPLY_FAILED), controller=c), answer
 
 
+@guarded("AbandonTempFile", APPLY_FAILED)
 def abandon_temp_file(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """AbandonTempFile (spec/Broker.tla); disabled without RegisterRetry (the broker stays APPLY_FAILED)."""
-    proc = require_process(s, p, APPLY_FAILED)
+    proc = s.procs[p]
     require(opts.register_retry, f"{p} does not retry its registration (registerRetry off)")
     return with_process(s, p, evolve(proc, temp_file=None, reg_state=INITIAL)), OK
 
 
+@guarded("WriteMetaFile", ID_APPLIED)
 def write_meta_file(s: System, p: str) -> tuple[System, frozendict]:
     """WriteMetaFile (spec/Broker.tla)."""
-    proc = require_process(s, p, ID_APPLIED)
+    proc = s.procs[p]
     assert proc.temp_file is not None  # ID_APPLIED follows TEMP_DONE, which has a temp file
     return with_process(s, p, evolve(proc, meta_file=proc.temp_file.broker_id, reg_state=META_WRITTEN)), OK
 
 
+@guarded("DeleteTempFile", META_WRITTEN)
 def delete_temp_file(s: System, p: str) -> tuple[System, frozendict]:
     """DeleteTempFile (spec/Broker.tla)."""
-    proc = require_process(s, p, META_WRITTEN)
+    proc = s.procs[p]
     return with_process(s, p, evolve(proc, temp_file=None, reg_state=META_DONE)), OK
 
 
+@guarded("SendRegister", META_DONE)
 def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendRegister (spec/Broker.tla)."""
-    proc = require_process(s, p, META_DONE)
+    proc = s.procs[p]
     c, answer = ctl.register_broker(s.controller, proc.meta_file, proc.addr)
     s = evolve(s, controller=c)
     if answer["code"] != codes.SUCCESS or lost:
@@ -156,9 +203,10 @@ def send_register(s: System, p: str, lost: bool, opts: Options) -> tuple[System,
     return _adopt_role(s, p, answer, opts), answer
 
 
+@guarded("SendElectMaster", REGISTERED)
 def send_elect_master(s: System, p: str, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendElectMaster (spec/Broker.tla)."""
-    proc = require_process(s, p, REGISTERED)
+    proc = s.procs[p]
     require(elect_wanted(s, proc), f"{p} knows a live master: it does not ask for an election")
     c, answer = ctl.elect_master(s.controller, "broker", proc.meta_file, opts)
     s = evolve(s, controller=c)
@@ -175,10 +223,11 @@ def elect_wanted(s: System, proc: Process) -> bool:
     )
 
 
+@guarded("SyncReplicaInfo", REGISTERED)
 def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """SyncReplicaInfo (spec/Broker.tla). Differs in form: the master's part runs after an adoption too,
     where it changes nothing (the spec's branches exclude each other, as its comment says)."""
-    proc = require_process(s, p, REGISTERED)
+    proc = s.procs[p]
     _, answer = ctl.get_replica_info(s.controller)
     if answer["code"] != codes.SUCCESS:
         return s, answer
@@ -194,17 +243,18 @@ def sync_replica_info(s: System, p: str, opts: Options) -> tuple[System, frozend
     return s, answer
 
 
+@guarded("SendHeartbeat", REGISTERED)
 def send_heartbeat(s: System, p: str) -> tuple[System, frozendict]:
     """SendHeartbeat (spec/Broker.tla)."""
-    proc = require_process(s, p, REGISTERED)
+    proc = s.procs[p]
     c, answer = ctl.broker_heartbeat(s.controller, proc.meta_file, epoch_file.last_epoch(proc.epoch_file), proc.leo, 0)
     return evolve(s, controller=c), answer
 
 
+@guarded("SendAlterSyncStateSet", REGISTERED, role=MASTER)
 def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: bool, opts: Options) -> tuple[System, frozendict]:
     """SendAlterSyncStateSet (spec/Broker.tla)."""
-    proc = require_process(s, p, REGISTERED)
-    require(proc.role == MASTER, f"{p} is not a master")
+    proc = s.procs[p]
     c, answer = ctl.alter_sync_state_set(
         s.controller, proc.meta_file, proc.local_master_epoch, new_set, proc.local_sync_state_set_epoch
     )
@@ -215,9 +265,10 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
     return s, answer
 
 
+@guarded("Crash", *UP_STATES)
 def crash(s: System, p: str) -> tuple[System, frozendict]:
     """Crash (spec/Broker.tla)."""
-    proc = require_process(s, p, *UP_STATES)
+    proc = s.procs[p]
     return crash_keeping(s, p, proc.flushed), OK
 
 
@@ -232,10 +283,11 @@ def crash_keeping(s: System, p: str, kept: int) -> System:
     return with_process(_drop_connections_to(s, proc.meta_file), p, down)
 
 
+@guarded("Restart", DOWN)
 def restart(s: System, p: str, addr: str) -> tuple[System, frozendict]:
     """Restart (spec/Broker.tla); ``addr`` is not checked against the spec's ``Addrs[p]`` (the caller's
     configuration)."""
-    proc = require_process(s, p, DOWN)
+    proc = s.procs[p]
     return with_process(s, p, evolve(proc, addr=addr, reg_state=INITIAL, role=NONE)), OK
 
 

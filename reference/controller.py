@@ -5,12 +5,11 @@ header lists the pairs). A request returns ``(controller', outcome)`` where the 
 
 from __future__ import annotations
 
-from attrs import evolve
 from frozendict import frozendict
 
 from . import codes
 from .precondition import require
-from .state import ELECT_MASTER_MAX_RETRY_COUNT, NO_MASTER, Controller, LiveInfo, Options, Replica
+from .state import ELECT_MASTER_MAX_RETRY_COUNT, NO_MASTER, Controller, LiveInfo, Options, Replica, evolve
 
 Outcome = frozendict
 

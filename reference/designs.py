@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attrs import evolve
 from frozendict import frozendict
 
 from .state import (
@@ -35,6 +34,7 @@ from .state import (
     Options,
     Process,
     System,
+    evolve,
 )
 
 # the configured role of a process (the variable brokerRole): 4.x's brokerRole, a DLedger member's, controller mode's

@@ -14,14 +14,13 @@ with its length); the leader commits an index once a majority holds it and its e
 
 from __future__ import annotations
 
-from attrs import evolve
 from frozendict import frozendict
 
 from . import codes
 from .broker import OK, require_process, with_process
 from .precondition import require
 from .replication import append_durably
-from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Entries, Options, Process, System
+from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Entries, Options, Process, System, evolve
 
 
 def _last(log: Entries) -> tuple[int, int]:

@@ -12,22 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from attrs import evolve
 from frozendict import frozendict
 
 from . import epoch_file
-from .broker import OK, UP_STATES, crash_keeping, elect_wanted, require_process, with_process
+from .broker import OK, UP_STATES, crash_keeping, elect_wanted, guarded, require_process, with_process
 from .precondition import require
-from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, SLAVE, Controller, System
+from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, SLAVE, Controller, System, evolve
 
 LATE_REQUESTS = ("BrokerHeartbeat", "RegisterBrokerToController", "ElectMaster")  # what SendLate may compute
 
 
+@guarded("CrashTorn", *UP_STATES)
 def crash_torn(s: System, p: str) -> tuple[System, frozendict]:
     """CrashTorn (spec/Broker.tla): Crash, with the last flushed record torn and cut by recovery. Enabled only
     where that record was never confirmed, acknowledged to a producer, reported to a master, or (unless ``p`` is a
     slave, whose master has it) copied by another process: a master's torn record a slave already holds is left out."""
-    proc = require_process(s, p, *UP_STATES)
+    proc = s.procs[p]
     kept = min(proc.flushed, proc.leo)
     require(kept > proc.confirm_offset, f"{p} has no unconfirmed flushed record to tear")
     require(proc.log[kept - 1][0] not in s.acked, f"{p}'s record at offset {kept - 1} was acknowledged")
@@ -107,8 +107,9 @@ def deliver_late(s: System, p: str, run: Callable[[System, Mapping[str, Any]], t
     return evolve(after, late=after.late.delete(p)), answer
 
 
+@guarded("WipeDisk", DOWN)
 def wipe_disk(s: System, p: str) -> tuple[System, frozendict]:
     """WipeDisk (spec/Broker.tla): a down process's disk is replaced; it restarts as a new broker."""
-    proc = require_process(s, p, DOWN)
+    proc = s.procs[p]
     return with_process(s, p, evolve(proc, meta_file=NO_ID, temp_file=None, log=(), flushed=0, epoch_file=(), confirm_offset=0)), OK
 

@@ -11,14 +11,13 @@ when the previous one is answered).
 
 from __future__ import annotations
 
-from attrs import evolve
 from frozendict import frozendict
 
 from . import codes
 from .broker import OK, require_process, with_process
 from .precondition import require
 from .replication import append_durably
-from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Options, Process, System
+from .state import DOWN, HA_NONE, HA_TRANSFER, MASTER, NO_MASTER, REGISTERED, SLAVE, Options, Process, System, evolve
 
 
 def _configured_master(s: System) -> int:

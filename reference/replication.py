@@ -3,29 +3,22 @@ in snake_case. Each returns ``(system', outcome)``; a disabled action raises ``N
 
 from __future__ import annotations
 
-from attrs import evolve
 from frozendict import frozendict
 
 from . import codes, designs, epoch_file
 from . import controller as ctl
 from .acks import ACK_RECOMPUTE, NO_RECOMPUTE, SET_RECOMPUTE, in_sync_count, settle_master
-from .broker import OK, require_process, with_process
+from .broker import OK, UP_STATES, guarded, with_process
 from .precondition import require
-from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System
+from .state import HA_READY, HA_TRANSFER, MASTER, REGISTERED, SLAVE, Options, PendingAlter, Process, System, evolve
 from .truncation import TRUNCATE
 
 
-def _master(s: System, p: str) -> Process:
-    proc = require_process(s, p, REGISTERED)
-    require(proc.role == MASTER, f"{p} is not a master")
-    return proc
-
-
 def _slave_link(s: System, p: str, ha_state: str) -> tuple[Process, str, Process]:
-    """SlaveLink (spec/Replication.tla), returning the slave, its master's name and the master; the link between
-    them must not be cut (``partitions``)."""
-    proc = require_process(s, p, REGISTERED)
-    require(proc.role == SLAVE and proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
+    """SlaveLink (spec/Replication.tla) past its guard (a REGISTERED slave), returning the slave, its master's name and
+    the master; the link between them must not be cut (``partitions``)."""
+    proc = s.procs[p]
+    require(proc.ha_state == ha_state, f"{p} is not a slave in HA state {ha_state}")
     q = s.process_of(proc.local_master_id)
     require(q is not None, f"{p} follows broker {proc.local_master_id}, which no process holds")
     assert q is not None  # for mypy, which does not narrow through require
@@ -41,9 +34,10 @@ def append_durably(proc: Process, log: tuple, opts: Options) -> Process:
     return evolve(proc, log=log, flushed=proc.flushed if opts.async_flush else len(log))
 
 
+@guarded("Write", REGISTERED, role=MASTER)
 def write(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Write (spec/Replication.tla), with WrittenEpochFile inline."""
-    proc = _master(s, p)
+    proc = s.procs[p]
     if in_sync_count(proc, opts) < opts.min_in_sync_replicas:
         return s, frozendict(code=codes.IN_SYNC_REPLICAS_NOT_ENOUGH)
     msg, offset = s.next_msg, proc.leo
@@ -69,6 +63,7 @@ def truncate_slave(epochs: epoch_file.Epochs, leo: int, confirm: int, master_epo
     return point, epoch_file.truncate_suffix(epochs, point), min(confirm, point)
 
 
+@guarded("Handshake", REGISTERED, role=SLAVE)
 def handshake(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Handshake (spec/Replication.tla)."""
     proc, q, master = _slave_link(s, p, HA_READY)
@@ -92,6 +87,7 @@ def _transfer_epoch_file(proc: Process, master: Process, opts: Options) -> epoch
     return _kafka_assign(proc.epoch_file, master.log[proc.leo][1], proc.leo, opts)
 
 
+@guarded("Transfer", REGISTERED, role=SLAVE)
 def transfer(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Transfer (spec/Replication.tla)."""
     proc, _, master = _slave_link(s, p, HA_TRANSFER)
@@ -110,6 +106,7 @@ def _kafka_assign(filed: epoch_file.Epochs, epoch: int, offset: int, opts: Optio
     return epoch_file.kafka_assign(filed, epoch, offset, opts.kafka_leader_epoch_on_election)
 
 
+@guarded("Ack", REGISTERED, role=SLAVE)
 def ack(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Ack (spec/Replication.tla)."""
     proc, q, master = _slave_link(s, p, HA_TRANSFER)
@@ -127,9 +124,10 @@ def _propose(s: System, p: str, proc: Process, new_set: frozenset[int], lost: bo
     return with_process(s, p, evolve(proc, pending_alter=pending), controller=c), answer
 
 
+@guarded("Expand", REGISTERED, role=MASTER)
 def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """Expand (spec/Replication.tla)."""
-    proc = _master(s, p)
+    proc = s.procs[p]
     require(proc.pending_alter is None, f"{p} has an alter in flight")
     require(broker_id not in proc.local_sync_state_set and broker_id in proc.acks, f"{broker_id} is in the set or not connected")
     offset = proc.acks[broker_id]
@@ -138,18 +136,20 @@ def expand(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tupl
     return _propose(s, p, proc, proc.local_sync_state_set | {broker_id}, lost)
 
 
+@guarded("Shrink", REGISTERED, role=MASTER)
 def shrink(s: System, p: str, broker_id: int, lost: bool, opts: Options) -> tuple[System, frozendict]:
     """Shrink (spec/Replication.tla)."""
-    proc = _master(s, p)
+    proc = s.procs[p]
     require(proc.pending_alter is None, f"{p} has an alter in flight")
     require(broker_id in proc.local_sync_state_set and broker_id != proc.meta_file, f"{broker_id} is not another member")
     require(proc.acks.get(broker_id, -1) < proc.leo, f"{broker_id} is connected and caught up")
     return _propose(s, p, proc, proc.local_sync_state_set - {broker_id}, lost)
 
 
+@guarded("AlterArrives", REGISTERED)
 def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """AlterArrives (spec/Replication.tla)."""
-    proc = require_process(s, p, REGISTERED)
+    proc = s.procs[p]
     pending = proc.pending_alter
     require(pending is not None and pending.delivered, f"{p} has no answer on its way")
     assert pending is not None
@@ -162,17 +162,18 @@ def alter_arrives(s: System, p: str, opts: Options) -> tuple[System, frozendict]
     return (settle_master(s, p, opts, recompute) if proc.role == MASTER else s), frozendict(code=pending.code)
 
 
+@guarded("Flush", *UP_STATES)
 def flush(s: System, p: str) -> tuple[System, frozendict]:
     """Flush (spec/Replication.tla)."""
-    proc = s.procs.get(p)
-    require(proc is not None and proc.up and proc.flushed < proc.leo, f"{p} has nothing to flush")
-    assert proc is not None
+    proc = s.procs[p]
+    require(proc.flushed < proc.leo, f"{p} has nothing to flush")
     return with_process(s, p, evolve(proc, flushed=proc.leo)), OK
 
 
+@guarded("Consume", REGISTERED)
 def consume(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Consume (spec/Replication.tla), of what the design shows (designs.visible)."""
-    proc = require_process(s, p, REGISTERED)
+    proc = s.procs[p]
     visible = frozenset(msg for msg, _ in proc.log[: designs.visible(proc, opts)])
     require(proc.role != "NONE" and not visible <= s.seen, f"{p} shows nothing new")
     return evolve(s, seen=s.seen | visible), OK

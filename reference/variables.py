@@ -6,7 +6,7 @@ all, ``LazyVariables`` only those a predicate reads (the model checker's transit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any
 
 from .state import NO_ID, Controller, Process, System
@@ -95,17 +95,23 @@ def variables(s: System) -> dict[str, Any]:
     return {name: read(s) for name, read in VARIABLES.items()}
 
 
-class LazyVariables(Mapping[str, Any]):
-    """The variables of ``s``, each built when first read (and kept)."""
+class LazyVariables(dict[str, Any]):
+    """The variables of ``s``, each built when first read (and kept): a Mapping of every variable, a dict of those built
+    (so that a variable read again costs a dict lookup)."""
 
     def __init__(self, s: System):
+        super().__init__()
         self._s = s
-        self._built: dict[str, Any] = {}
 
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._built:
-            self._built[name] = VARIABLES[name](self._s)
-        return self._built[name]
+    def __missing__(self, name: str) -> Any:
+        value = self[name] = VARIABLES[name](self._s)
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[name] if name in VARIABLES else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in VARIABLES
 
     def __iter__(self) -> Iterator[str]:
         return iter(VARIABLES)
@@ -113,5 +119,16 @@ class LazyVariables(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(VARIABLES)
 
-    def __contains__(self, name: object) -> bool:
-        return name in VARIABLES
+    def keys(self) -> KeysView[str]:  # type: ignore[override]
+        return KeysView(self)
+
+    def items(self) -> ItemsView[str, Any]:  # type: ignore[override]
+        return ItemsView(self)
+
+    def values(self) -> ValuesView[Any]:  # type: ignore[override]
+        return ValuesView(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]
