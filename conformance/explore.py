@@ -33,6 +33,7 @@ from autoswitch.reference.actions import (
     ActionDef,
     Kind,
 )
+from autoswitch.reference.broker import GUARDS
 from autoswitch.reference.faults import LATE_REQUESTS
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
@@ -118,15 +119,34 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
 
 class NextActions:
     """The actions of Next in a state (stateright's ``Model::actions``): ``next_actions`` computed once,
-    less the writes (WRITE_TAGS) once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``)."""
+    less the writes (WRITE_TAGS) once ``nextMsg`` passes MaxMsgs (DataNext: ``nextMsg <= MaxMsgs /\\ Write(p)``).
+    ``candidates`` leaves out, as well, the process actions whose guard (reference/broker.py, GUARDS) rules them out."""
 
     def __init__(self, domains: Domains):
         self.all = next_actions(domains)
         self.without_write = [a for a in self.all if a["tag"] not in WRITE_TAGS]
         self.max_msgs = domains.bound("MaxMsgs")
+        self._processes = tuple(domains.processes)
+        self._guards = [(a.get("process"), GUARDS.get(a["tag"])) for a in self.all]
+        self._candidates: dict[tuple[Any, ...], list[int]] = {}
 
     def __call__(self, s: System) -> list[dict[str, Any]]:
         return self.all if s.next_msg <= self.max_msgs else self.without_write
+
+    def candidates(self, s: System) -> list[int]:
+        """The indices in ``all`` of the actions of Next in ``s`` that may be enabled there, in Next's order: those of
+        ``self(s)`` whose process passes their guard. A guard reads the process's registration state and role only,
+        so the answer is kept for each combination of those and of ``nextMsg <= MaxMsgs``."""
+        procs = s.procs
+        view = (s.next_msg <= self.max_msgs, *((x.reg_state, x.role) if (x := procs.get(p)) is not None else None
+                                               for p in self._processes))
+        found = self._candidates.get(view)
+        if found is None:
+            allowed = {id(a) for a in self(s)}
+            found = self._candidates[view] = [
+                i for i, (a, (p, guard)) in enumerate(zip(self.all, self._guards, strict=True))
+                if id(a) in allowed and (guard is None or (p in procs and guard.admits(procs[p])))]
+        return found
 
 
 # --- one checked step ------------------------------------------------------------------------------

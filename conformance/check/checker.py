@@ -12,8 +12,10 @@ within a spec configuration's bounds (conformance/check/specconfig.py), the way 
 - Every distinct state is checked against the configuration's invariants and every transition, also to
   a state seen before, against its action properties. The search stops at the first violation; BFS
   makes its trace a shortest one.
-- States are stored as 64-bit fingerprints (Python's hash of the immutable state), each with its
+- States are stored as 64-bit fingerprints (fingerprint.py: the same in every process), each with its
   parent's, as TLC stores them; a shortest trace is rebuilt from that chain by re-running actions.
+- A state's actions are those of Next its processes' guards leave (explore.NextActions.candidates), each run by
+  its function of the action table (what ``step`` does).
 - Symmetry (optional): processes whose address sets can be renamed onto each other are interchangeable;
   a state is fingerprinted by the smallest fingerprint of its renamings.
 - The fault budget (``Faults``, ``MaxFaults``, ``BoundAllFaults``; reference/liveness.py): ``System.faults`` counts the
@@ -33,10 +35,12 @@ from typing import Any
 from attrs import evolve, frozen
 from frozendict import frozendict
 
+from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.check.liveness import Graph, goals
 from autoswitch.conformance.check.specconfig import SpecConfig, SpecConfigError, lasso_next
 from autoswitch.conformance.explore import NextActions
 from autoswitch.reference import NotEnabled, Options, System, initial_system, step
+from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.liveness import charged, counts, fair_row, fault_kind
 from autoswitch.reference.state import CONTROLLER, Process, Replica, TempFile
@@ -47,6 +51,9 @@ Action = Mapping[str, Any]
 # The largest configuration the checker takes on: its states grow exponentially with each of these, and the
 # largest spec configuration (MC_data3, MC_medium) is at or below each. Larger ones are refused before the search.
 LIMITS = {"processes": 3, "addresses of a process": 3, "MaxEpoch": 4, "MaxClock": 4, "MaxNextBrokerId": 5, "MaxMsgs": 4}
+
+
+OUTSIDE_KEPT = 1 << 17  # answers _check_outside keeps before it starts afresh
 
 
 def too_large(spec: SpecConfig) -> str | None:
@@ -226,7 +233,9 @@ class Checker:
         self.properties = [props[n] for n in wanted_prop]
         self.budget = bool(spec.faults) or spec.bound_all_faults
         self.goals = goals(spec.liveness, spec.processes)
-        self.index = {id(a): i for i, a in enumerate(self.actions.all)}
+        self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
+        self.fingerprints = Fingerprints()
+        self._outside: dict[int, str | None] = {}  # _check_outside's answers by fingerprint
         self.fair_rows = [fair_row(a) for a in self.actions.all]
         self.renamings, self.symmetry_note = (([], "liveness properties are checked without it") if symmetry and self.goals
                                               else symmetries(spec, self.opts) if symmetry else ([], "not asked for"))
@@ -239,25 +248,36 @@ class Checker:
                 and c.next_broker_id <= max_next and all(x.term <= max_epoch for x in s.procs.values()))
 
     def fingerprint(self, s: System) -> int:
-        return min([hash(s)] + [hash(r.system(s)) for r in self.renamings])
+        """The state's 64-bit fingerprint, the same in every process (fingerprint.py); with symmetry, the smallest of
+        its renamings'."""
+        if not self.renamings:
+            return self.fingerprints(s)
+        return min([self.fingerprints(s)] + [self.fingerprints(r.system(s)) for r in self.renamings])
 
     def steps(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any], bool]]:
         """(action, successor, outcome, whether the successor satisfies the state constraint) for each
         action of Next enabled in ``s``."""
+        for _, action, w, outcome, inside in self._steps(s):
+            yield action, w, outcome, inside
+
+    def _steps(self, s: System) -> Iterator[tuple[int, Action, System, Mapping[str, Any], bool]]:
+        """``steps`` with each action's index in ``actions.all``."""
         v = LazyVariables(s) if self.budget else None
-        for action in self.actions(s):
+        actions, runs, opts = self.actions.all, self.runs, self.opts
+        for i in self.actions.candidates(s):
+            action = actions[i]
             cost = 0
             if v is not None and charged(fault_kind(v, action), self.spec.bound_all_faults):
                 if s.faults >= self.spec.max_faults:
                     continue
                 cost = 1
             try:
-                w, outcome = step(s, action, self.opts)
+                w, outcome = runs[i](s, action, opts)  # type: ignore[misc]  # a tag of Next has its function
             except NotEnabled:
                 continue
             if v is not None and w.faults != s.faults + cost:
                 w = evolve(w, faults=s.faults + cost)
-            yield action, w, outcome, self.in_model(w)
+            yield i, action, w, outcome, self.in_model(w)
 
     def successors(self, s: System) -> Iterator[tuple[Action, System, Mapping[str, Any]]]:
         """(action, successor, outcome) for each action of Next enabled in ``s`` whose successor satisfies
@@ -284,7 +304,23 @@ class Checker:
 
     def check_state(self, s: System) -> str | None:
         """The first invariant ``s`` breaks, or None: run on every distinct state, once."""
-        return self.broken_invariant(variables(s)) if self.invariants else None
+        return self.broken_invariant(LazyVariables(s)) if self.invariants else None
+
+    def _check_outside(self, w: System) -> str | None:
+        """``check_state`` of a successor past the constraint: such states are reached again and again and never
+        stored, so the answer is kept by fingerprint for a while."""
+        if not self.invariants:
+            return None
+        wfp = self.fingerprint(w)
+        if wfp not in self._outside:
+            if len(self._outside) >= OUTSIDE_KEPT:
+                self._outside.clear()
+            self._outside[wfp] = self.check_state(w)
+        return self._outside[wfp]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for worker processes, Spark executors) without what ``_check_outside`` keeps."""
+        return {**self.__dict__, "_outside": {}}
 
     def expand(self, s: System, fp: int, graph: Graph | None = None) -> Expansion:
         """One state's transitions, in Next's order: the successors within the constraint (each generated
@@ -297,8 +333,7 @@ class Checker:
         edges: list[tuple[int, int, bool]] = []
         enabled: list[int] = []
         broken = None
-        for action, w, _, inside in self.steps(s):
-            i = self.index[id(action)]
+        for i, action, w, _, inside in self._steps(s):
             if graph is not None:
                 takes = counts(self.fair_rows[i], v, action)
                 if takes and w != s:
@@ -306,7 +341,7 @@ class Checker:
                 if inside and (wfp := self.fingerprint(w)) != fp:
                     edges.append((i, wfp, takes))
             if not inside:
-                if (name := self.check_state(w)) is not None:
+                if (name := self._check_outside(w)) is not None:
                     broken = (name, "invariant", self.fingerprint(w))
                     break
                 continue
