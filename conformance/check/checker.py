@@ -218,6 +218,7 @@ class Checker:
         if (why := too_large(spec)) is not None:
             raise SpecConfigError(f"{spec.where}: {why}")
         self.spec = spec
+        self._symmetry = symmetry
         self.opts = spec.options
         self.actions = NextActions(spec)
         self.bounds = (spec.bound("MaxEpoch"), spec.bound("MaxClock"), spec.bound("MaxNextBrokerId"))
@@ -318,9 +319,10 @@ class Checker:
             self._outside[wfp] = self.check_state(w)
         return self._outside[wfp]
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled (for worker processes, Spark executors) without what ``_check_outside`` keeps."""
-        return {**self.__dict__, "_outside": {}}
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (for worker processes, Spark executors; plain pickle too) as the arguments that built it: the
+        table's functions and the properties' lambdas are looked up again, the caches start empty."""
+        return Checker, (self.spec, self._symmetry, [i.name for i in self.invariants], [p.name for p in self.properties])
 
     def expand(self, s: System, fp: int, graph: Graph | None = None) -> Expansion:
         """One state's transitions, in Next's order: the successors within the constraint (each generated
