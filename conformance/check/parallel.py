@@ -85,9 +85,9 @@ class Worker:
                 self.pending[(t, sender)] = part
         return got
 
-    def level(self) -> tuple[int, int, Event | None, int]:
-        """Expand the frontier (steps 1-3 above): (successors generated, new states, the first violation by place or
-        None, the next frontier's size)."""
+    def level(self) -> tuple[int, int, Event | None]:
+        """Expand the frontier (steps 1-3 above): (successors generated, new states: the next frontier's size, the
+        first violation by place or None)."""
         checker, stride = self.checker, self.stride
         generated: list[dict[int, tuple[int, int, System]]] = [{} for _ in range(self.n)]  # per owner: fp -> first
         places: list[int] = []
@@ -143,7 +143,7 @@ class Worker:
                 event = (at, name, "invariant", wfp, None)
                 break
         self.frontier = new
-        return len(places), len(new), event, len(new)
+        return len(places), len(new), event
 
     def upto(self, at: int, wfp: int | None) -> tuple[int, int, bool]:
         """Checker.run's counts at the violation of place ``at``: this worker's successors and new states up to it, and
@@ -301,7 +301,7 @@ def parallel_search(checker: Checker, how: How, on_progress: Callable[[Progress]
                 return _violation(checker, pool, n, min(events), starts, depth, distinct, generated, started)
             generated += sum(a[0] for a in answers)
             distinct += sum(a[1] for a in answers)
-            queue_size = sum(a[3] for a in answers)
+            queue_size = sum(a[1] for a in answers)
             depth += bool(queue_size)
             if checkpoint is not None:
                 logs = pool.ask("save", checkpoint, depth)
