@@ -187,8 +187,19 @@ def scenarios(out: str) -> None:
 @click.option("--rounds", type=POSITIVE, default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
-def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
-    """Replay one generated corpus on the reference and the implementation; print steps/second."""
+@click.option("--check", "check_configs", is_flag=True,
+              help="Instead: the checker (1 worker, --workers 2) and TLC (-workers 1, 2) side by side on CONFIGS "
+                   "(default MC_data MC_data_reg1_kip279_e3): distinct states/s and the ratios to TLC.")
+@click.argument("configs", nargs=-1)
+def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool,
+          check_configs: bool, configs: tuple[str, ...]) -> None:
+    """Replay one generated corpus on the reference and the implementation; print steps/second. With --check: time
+    the model checkers on spec configurations CONFIGS (exits 1 if their counts disagree)."""
+    if check_configs:
+        _bench_check(configs)
+        return
+    if configs:
+        raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check")
     from autoswitch.conformance.bench import corpus, run_bench
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
@@ -203,6 +214,38 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
     for row in rows:
         table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
     table_console().print(table)
+
+
+def _bench_check(configs: tuple[str, ...]) -> None:
+    """bench --check (conformance/check/bench.py): one row per engine and configuration."""
+    from autoswitch.conformance.check.bench import DEFAULT_CONFIGS, bench_check
+
+    try:
+        with console.status("bench --check") as status:
+            benches, no_tlc = bench_check(configs or DEFAULT_CONFIGS, say=lambda text: status.update(escape(text)))
+    except InputError as e:
+        raise BadInput(str(e)) from None
+    if no_tlc is not None:
+        console.print(f"TLC skipped: {no_tlc}: no TLC rows, no ratios")
+    table = Table(title="bench --check: distinct states per second, side by side in one run")
+    for column in ("config", "engine", "distinct states", "depth", "seconds", "states/s", "vs TLC -workers 1", "vs TLC -workers 2"):
+        table.add_column(column, justify="left" if column in ("config", "engine") else "right")
+    failed = []
+    for b in benches:
+        bases = [b.tlc(1), b.tlc(2)]
+        for r in b.runs:
+            ratios = [f"{r.rate / t.rate:.2f}x" if t is not None and t.rate else "-" for t in bases]
+            table.add_row(b.config, r.engine, "-" if r.distinct is None else f"{r.distinct:,}", str(r.depth or "-"),
+                          f"{r.seconds:.1f}", f"{r.rate:,.0f}", *ratios)
+        if (why := b.disagreement) is not None:
+            failed.append(f"{b.config}: {why}")
+    table_console(width=None if sys.stdout.isatty() else 200).print(table)
+    for line in failed:
+        console.print(f"DISAGREE {line}", style="bold red")
+    if not failed:
+        console.print("counts agree: " + "; ".join(f"{b.config} {b.runs[0].distinct:,} distinct states, depth {b.runs[0].depth}"
+                                                   for b in benches))
+    sys.exit(EXIT_VERDICT if failed else EXIT_OK)
 
 
 @main.command()

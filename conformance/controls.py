@@ -145,6 +145,12 @@ CONTROLS: tuple[Control, ...] = (
             steps=7, trace="traces/negative/rocketmq-confirm-shortcut-expand.itf.json", defaults=_defaults(CHECK)),
     Control("zeroack-off", options={"confirm_zero_ack_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_zeroack", steps=8,
             trace="traces/negative/rocketmq-confirm-zero-ack.itf.json", defaults=_defaults(CHECK)),
+    # the two above at MaxEpoch 3 (MC_neg_* from registered brokers at MaxEpoch 2 otherwise): run with --workers 2 in CI
+    # (tests/tools/test_check_e3.py)
+    Control("shortcut-off-e3", options={"confirm_shortcut_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_shortcut_e3",
+            steps=7),
+    Control("zeroack-off-e3", options={"confirm_zero_ack_fix": False}, invariant="NoPhantomRead", cfg="MC_neg_zeroack_e3",
+            steps=8),
     # the larger hw configuration (131 s in TLC): in no default set
     Control("hw-data", "hw", invariant="NoAckedMessageLost", cfg="MC_neg_hw"),
     # the diverged logs also lose an acknowledged message (35 steps: simulate --configs reentry-off-rocketmq-2p-live, seed 1,
