@@ -561,8 +561,13 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--walk", type=click.IntRange(min=0), default=None,
               help="Re-run this one walk alone (one --configs name, below --walks): print its row, write its trace under --out.")
 @click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
+@click.option("--swarm/--no-swarm", default=True, show_default=True,
+              help="Swarm testing: each walk draws its own subset of fault and step kinds and their weights (simulation/swarm.py).")
+@click.option("--guide/--no-guide", default=True, show_default=True,
+              help="Coverage guidance: walks reaching new abstract states are replayed and extended within a chunk "
+              "(simulation/guide.py).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
-             sample: int, walk: int | None, do_bench: bool) -> None:
+             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
@@ -580,7 +585,7 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
         check_master(master)
         names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
         chosen = tuple(c.name for c in select(names))
-        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample)
+        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide)
         if walk is not None and do_bench:
             raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
         if do_bench and master == "none":
