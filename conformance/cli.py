@@ -187,9 +187,20 @@ def scenarios(out: str) -> None:
 @click.option("--rounds", type=POSITIVE, default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
-def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool) -> None:
-    """Replay one generated corpus on the reference and the implementation; print steps/second."""
+@click.option("--campaigns", is_flag=True, help="Instead: the campaign strategies side by side on each negative control's "
+              "simulation configuration (WALKS walks of LENGTH steps each, seed SEED): failing walks per 1,000 and the time "
+              "to the first failure, before (fixed weights) vs swarm testing (the default) vs swarm with coverage guidance.")
+@click.option("--configs", "campaign_configs", default=None,
+              help="With --campaigns: comma-separated simulation configurations or globs (default: every negative control's).")
+def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool, campaigns: bool,
+          campaign_configs: str | None) -> None:
+    """Replay one generated corpus on the reference and the implementation; print steps/second. With --campaigns:
+    compare the simulation campaign strategies instead."""
     from autoswitch.conformance.bench import corpus, run_bench
+
+    if campaigns:
+        _bench_campaigns(walks, length, seed, campaign_configs)
+        return
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
         config, actions = corpus(processes, walks, length, seed, data)
@@ -203,6 +214,34 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
     for row in rows:
         table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
     table_console().print(table)
+
+
+def _bench_campaigns(walks: int, length: int, seed: int, configs: str | None) -> None:
+    """bench --campaigns (simulation/bench.py): one table, a row per configuration, the strategies side by side."""
+    from autoswitch.conformance.simulation.bench import STRATEGIES, compare, negative_controls
+    from autoswitch.conformance.simulation.campaign import select
+
+    try:
+        names = tuple(c.name for c in select([c.strip() for c in configs.split(",") if c.strip()])) if configs else negative_controls()
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    with console.status(f"{len(names)} configurations x {len(STRATEGIES)} strategies x {walks} walks x {length} steps"):
+        results = compare(names, walks, length, seed, lambda r: console.print(
+            f"{r.config} {r.strategy}: {r.failing}/{r.walks} failing, first {r.first}, {r.seconds:.1f} s", highlight=False))
+    table = Table(title=f"bench --campaigns: {walks} walks x {length} steps per configuration and strategy, seed {seed}, "
+                        "one process (first failure: walks, seconds)")
+    table.add_column("configuration")
+    for strategy in STRATEGIES:
+        table.add_column(f"{strategy} per 1,000", justify="right")
+        table.add_column(f"{strategy} first failure", justify="right")
+    table.add_column("swarm / before", justify="right")
+    for i in range(0, len(results), len(STRATEGIES)):
+        row = results[i:i + len(STRATEGIES)]
+        cells = [c for r in row for c in (f"{r.per_mille:.1f}", f"walk {r.first[0]}, {r.first[2]:.2f} s" if r.first else "-")]
+        before, after = row[0].per_mille, row[1].per_mille
+        ratio = f"{after / before:.1f}x" if before else ("new" if after else "-")
+        table.add_row(row[0].config, *cells, ratio)
+    Console(width=160).print(table)
 
 
 @main.command()
@@ -563,7 +602,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
 @click.option("--swarm/--no-swarm", default=True, show_default=True,
               help="Swarm testing: each walk draws its own subset of fault and step kinds and their weights (simulation/swarm.py).")
-@click.option("--guide/--no-guide", default=True, show_default=True,
+@click.option("--guide/--no-guide", default=False, show_default=True,
               help="Coverage guidance: walks reaching new abstract states are replayed and extended within a chunk "
               "(simulation/guide.py).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,

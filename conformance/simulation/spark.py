@@ -108,7 +108,7 @@ class Campaign:
     weights: Mapping[str, float] = field(factory=dict, validator=_weights)
     sample: int = field(default=250, validator=_count(0))
     swarm: bool = field(default=True, validator=_flag)
-    guide: bool = field(default=True, validator=_flag)
+    guide: bool = field(default=False, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
         chunks = -(-self.walks // self.chunk)
@@ -127,15 +127,16 @@ class Campaign:
         weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
         return (f"autoswitch simulate --seed {self.seed} --length {self.length} --walks {self.walks} --configs {config} "
                 f"--walk {walk}" + (f" --weights {weights}" if weights else "") + ("" if self.swarm else " --no-swarm")
-                + (f" --chunk {self.chunk}" if self.guide else " --no-guide"))
+                + (f" --guide --chunk {self.chunk}" if self.guide else ""))
 
 
 def _walk_run(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | None) -> tuple[int, Run, int | None]:
     """Run and check one walk (its seed, its run, the walk of its chunk's corpus it starts from), guided by ``guide`` (the
-    corpus of its chunk's walks before it: guide.py) when the campaign is guided; the walk then joins the corpus."""
+    corpus of its chunk's walks before it: guide.py) when the campaign is guided: its ``length`` steps are drawn after
+    the prefix it replays. The walk then joins the corpus."""
     seed = walk_seed(campaign.seed, sim.name, walk)
     parent, prefix = guide.prefix(seed) if guide is not None and campaign.guide and not sim.live else (None, [])
-    run = run_walk(sim.config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated, live=sim.live,
+    run = run_walk(sim.config, sim.weights(campaign.weights), seed, len(prefix) + campaign.length, sim.tolerated, live=sim.live,
                    control=sim.control, warm=sim.warm, swarm=campaign.swarm, prefix=prefix)
     if guide is not None:
         guide.update(walk, run)
