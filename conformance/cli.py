@@ -661,9 +661,10 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
+    from autoswitch.conformance.simulation.coverage import campaign_coverage
     from autoswitch.conformance.simulation.report import summarize, write_report
     from autoswitch.conformance.simulation.spark import run_campaign
-    from autoswitch.conformance.simulation.store import load_rows
+    from autoswitch.conformance.simulation.store import load_rows, timings
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
@@ -671,7 +672,8 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
         stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total),
                              lambda message: console.print(message, style="bold yellow"))
     rows, missing = load_rows(campaign, out.resolve())
-    report, problems = write_report(campaign, rows, stats, out, missing)
+    report, problems = write_report(campaign, rows, stats, out, missing, timings(campaign, out.resolve()),
+                                    campaign_coverage(campaign.configs, rows))
     table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
                         f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
                         f"({stats.ran} chunks run, {stats.skipped} already done)")
