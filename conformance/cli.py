@@ -591,7 +591,8 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
               help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
-              "process without Spark. Default: spark-submit's master, else local[*]. With --bench: the Spark side (local[2]).")
+              "process without Spark. Default: spark-submit's master, else this process for a campaign of at most 2,000 walks in all, "
+              "else local[*]. With --bench: the Spark side (local[2]).")
 @click.option("--chunk", type=click.IntRange(min=1), default=100, show_default=True, help="Walks per task (the unit of resumption).")
 @click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1 "
               "(numbers from 0 to 1e9; lost is a probability).")
@@ -663,13 +664,13 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 def _campaign(campaign, out: Path, master: str | None) -> None:
     from autoswitch.conformance.simulation.coverage import campaign_coverage
     from autoswitch.conformance.simulation.report import summarize, write_report
-    from autoswitch.conformance.simulation.spark import run_campaign
+    from autoswitch.conformance.simulation.spark import pick_master, run_campaign
     from autoswitch.conformance.simulation.store import load_rows, timings
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("", total=None)
-        stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total),
+        stats = run_campaign(campaign, out, pick_master(campaign, master), lambda done, total: progress.update(task, completed=done, total=total),
                              lambda message: console.print(message, style="bold yellow"))
     rows, missing = load_rows(campaign, out.resolve())
     report, problems = write_report(campaign, rows, stats, out, missing, timings(campaign, out.resolve()),

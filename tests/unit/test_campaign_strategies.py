@@ -17,7 +17,7 @@ from autoswitch.conformance.simulation.campaign import abstract_state, grid, run
 from autoswitch.conformance.simulation.coverage import Coverage, coverage, exhaustive_abstract
 from autoswitch.conformance.simulation.guide import Guide
 from autoswitch.conformance.simulation.report import saturated
-from autoswitch.conformance.simulation.spark import Campaign, run_campaign, walk_row
+from autoswitch.conformance.simulation.spark import Campaign, pick_master, run_campaign, walk_row
 from autoswitch.conformance.simulation.store import load_rows
 from autoswitch.conformance.simulation.swarm import FAULT_KINDS, swarm_weights
 from autoswitch.conformance.trace.replay import replay_file
@@ -120,3 +120,12 @@ def test_failing_walks_of_a_swarm_and_guided_campaign_shrink_replay_and_rerun(tm
     printed = dict(line.split(None, 1) for line in result.output.splitlines() if line and not line.startswith("replay"))
     assert printed["status"] == row["status"] and printed["failure"] == row["failure"]
     assert printed["length"] == str(row["length"]) and printed["parent"] == str(row["parent"])
+
+
+def test_a_small_campaign_runs_in_this_process_unless_a_master_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    small = Campaign(walks=1000, configs=("safe-hw-2p", "unclean-rocketmq-2p"))
+    large = Campaign(walks=1001, configs=("safe-hw-2p", "unclean-rocketmq-2p"))
+    assert (pick_master(small, None), pick_master(large, None), pick_master(small, "local[2]")) == ("none", None, "local[2]")
+    monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "1")  # under spark-submit: its master
+    assert pick_master(small, None) is None
