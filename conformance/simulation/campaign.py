@@ -6,7 +6,10 @@ its walks and what MODEL.md §6 says the options break: a negative control names
 campaign must find (``control``); ``may_break`` lists every invariant the options are known to break.
 
 A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
-with a hash of the three, so any walk re-runs alone, bit for bit. At every step the action drawn is
+with a hash of the three, so any walk re-runs alone, bit for bit. Under swarm testing (swarm.py, a campaign's default)
+the walk's weights are its own variant of the configuration's, drawn from its seed; under coverage guidance (guide.py,
+opt-in) it may first replay a prefix of an earlier walk of its chunk. Its abstract states (abstract_view: bounded, so
+coverage can saturate) are recorded. At every step the action drawn is
 applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
 on its outcome and on every variable, and every invariant and action property is checked on the
 reference's variables. The first violation or divergence ends the walk.
