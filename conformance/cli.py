@@ -190,16 +190,26 @@ def scenarios(out: str) -> None:
 @click.option("--check", "check_configs", is_flag=True,
               help="Instead: the checker (1 worker, --workers 2) and TLC (-workers 1, 2) side by side on CONFIGS "
                    "(default MC_data MC_data_reg1_kip279_e3): distinct states/s and the ratios to TLC.")
+@click.option("--campaigns", is_flag=True, help="Instead: the campaign strategies side by side on each negative control's "
+              "simulation configuration (WALKS walks of LENGTH steps each, seed SEED): failing walks per 1,000 and the time "
+              "to the first failure, before (fixed weights) vs swarm testing (the default) vs swarm with coverage guidance.")
 @click.argument("configs", nargs=-1)
 def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool,
-          check_configs: bool, configs: tuple[str, ...]) -> None:
+          check_configs: bool, campaigns: bool, configs: tuple[str, ...]) -> None:
     """Replay one generated corpus on the reference and the implementation; print steps/second. With --check: time
-    the model checkers on spec configurations CONFIGS (exits 1 if their counts disagree)."""
+    the model checkers on spec configurations CONFIGS (exits 1 if their counts disagree). With --campaigns: compare
+    the simulation campaign strategies on simulation configurations CONFIGS (names or globs; default: every negative
+    control's) instead."""
+    if check_configs and campaigns:
+        raise click.UsageError("--check and --campaigns are two benchmarks: give one")
     if check_configs:
         _bench_check(configs)
         return
+    if campaigns:
+        _bench_campaigns(walks, length, seed, configs)
+        return
     if configs:
-        raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check")
+        raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check or --campaigns")
     from autoswitch.conformance.bench import corpus, run_bench
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
@@ -246,6 +256,34 @@ def _bench_check(configs: tuple[str, ...]) -> None:
         console.print("counts agree: " + "; ".join(f"{b.config} {b.runs[0].distinct:,} distinct states, depth {b.runs[0].depth}"
                                                    for b in benches))
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...]) -> None:
+    """bench --campaigns (simulation/bench.py): one table, a row per configuration, the strategies side by side."""
+    from autoswitch.conformance.simulation.bench import STRATEGIES, compare, negative_controls
+    from autoswitch.conformance.simulation.campaign import select
+
+    try:
+        names = tuple(c.name for c in select(list(configs))) if configs else negative_controls()
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    with console.status(f"{len(names)} configurations x {len(STRATEGIES)} strategies x {walks} walks x {length} steps"):
+        results = compare(names, walks, length, seed, lambda r: console.print(
+            f"{r.config} {r.strategy}: {r.failing}/{r.walks} failing, first {r.first}, {r.seconds:.1f} s", highlight=False))
+    table = Table(title=f"bench --campaigns: {walks} walks x {length} steps per configuration and strategy, seed {seed}, "
+                        "one process (first failure: walks, seconds)")
+    table.add_column("configuration")
+    for strategy in STRATEGIES:
+        table.add_column(f"{strategy} per 1,000", justify="right")
+        table.add_column(f"{strategy} first failure", justify="right")
+    table.add_column("swarm / before", justify="right")
+    for i in range(0, len(results), len(STRATEGIES)):
+        row = results[i:i + len(STRATEGIES)]
+        cells = [c for r in row for c in (f"{r.per_mille:.1f}", f"walk {r.first[0]}, {r.first[2]:.2f} s" if r.first else "-")]
+        before, after = row[0].per_mille, row[1].per_mille
+        ratio = f"{after / before:.1f}x" if before else ("new" if after else "-")
+        table.add_row(row[0].config, *cells, ratio)
+    Console(width=160).print(table)
 
 
 @main.command()
@@ -595,7 +633,8 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
               help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
-              "process without Spark. Default: spark-submit's master, else local[*]. With --bench: the Spark side (local[2]).")
+              "process without Spark. Default: spark-submit's master, else this process for a campaign of at most 2,000 walks in all, "
+              "else local[*]. With --bench: the Spark side (local[2]).")
 @click.option("--chunk", type=click.IntRange(min=1), default=100, show_default=True, help="Walks per task (the unit of resumption).")
 @click.option("--weights", default="", help="Action weights overriding the configurations', e.g. Crash=5,lost=0.1 "
               "(numbers from 0 to 1e9; lost is a probability).")
@@ -604,8 +643,13 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--walk", type=click.IntRange(min=0), default=None,
               help="Re-run this one walk alone (one --configs name, below --walks): print its row, write its trace under --out.")
 @click.option("--bench", "do_bench", is_flag=True, help="Time the campaign in one process and on Spark (--master, default local[2]).")
+@click.option("--swarm/--no-swarm", default=True, show_default=True,
+              help="Swarm testing: each walk draws its own subset of fault and step kinds and their weights (simulation/swarm.py).")
+@click.option("--guide/--no-guide", default=False, show_default=True,
+              help="Coverage guidance: walks reaching new abstract states are replayed and extended within a chunk "
+              "(simulation/guide.py).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
-             sample: int, walk: int | None, do_bench: bool) -> None:
+             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
@@ -623,7 +667,7 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
         check_master(master)
         names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
         chosen = tuple(c.name for c in select(names))
-        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample)
+        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide)
         if walk is not None and do_bench:
             raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
         if do_bench and master == "none":
@@ -660,17 +704,19 @@ def _one_walk(campaign, walk: int, out: Path) -> None:
 
 
 def _campaign(campaign, out: Path, master: str | None) -> None:
+    from autoswitch.conformance.simulation.coverage import campaign_coverage
     from autoswitch.conformance.simulation.report import summarize, write_report
-    from autoswitch.conformance.simulation.spark import run_campaign
-    from autoswitch.conformance.simulation.store import load_rows
+    from autoswitch.conformance.simulation.spark import pick_master, run_campaign
+    from autoswitch.conformance.simulation.store import load_rows, timings
 
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("", total=None)
-        stats = run_campaign(campaign, out, master, lambda done, total: progress.update(task, completed=done, total=total),
+        stats = run_campaign(campaign, out, pick_master(campaign, master), lambda done, total: progress.update(task, completed=done, total=total),
                              lambda message: console.print(message, style="bold yellow"))
     rows, missing = load_rows(campaign, out.resolve())
-    report, problems = write_report(campaign, rows, stats, out, missing)
+    report, problems = write_report(campaign, rows, stats, out, missing, timings(campaign, out.resolve()),
+                                    campaign_coverage(campaign.configs, rows))
     table = Table(title=f"simulate: seed {campaign.seed}, {campaign.walks} walks x {campaign.length} steps per configuration; "
                         f"this run {stats.walks} walks, {stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s "
                         f"({stats.ran} chunks run, {stats.skipped} already done)")

@@ -6,7 +6,10 @@ its walks and what MODEL.md §6 says the options break: a negative control names
 campaign must find (``control``); ``may_break`` lists every invariant the options are known to break.
 
 A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
-with a hash of the three, so any walk re-runs alone, bit for bit. At every step the action drawn is
+with a hash of the three, so any walk re-runs alone, bit for bit. Under swarm testing (swarm.py, a campaign's default)
+the walk's weights are its own variant of the configuration's, drawn from its seed; under coverage guidance (guide.py,
+opt-in) it may first replay a prefix of an earlier walk of its chunk. Its abstract states (abstract_view: bounded, so
+coverage can saturate) are recorded. At every step the action drawn is
 applied to the reference and the implementation side by side (explore.check_step); both must agree on whether it is enabled,
 on its outcome and on every variable, and every invariant and action property is checked on the
 reference's variables. The first violation or divergence ends the walk.
@@ -54,7 +57,9 @@ from autoswitch.conformance.simulation.generate import (
     process_action,
     registered_steps,
     registration_step,
+    within_bounds,
 )
+from autoswitch.conformance.simulation.swarm import swarm_weights
 from autoswitch.reference import Options
 from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.designs import design_of
@@ -136,9 +141,11 @@ def option_set(name: str) -> OptionSet:
     return OPTION_SETS[name] if name in OPTION_SETS else DESIGN_SETS[name][0]
 
 
-# Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which
-# carries the confirmOffset) and handshakes again before the master shrinks it out of the set.
-POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0.3, "Ack": 2}}
+# Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which carries the
+# confirmOffset) and handshakes again before the master shrinks it out of the set. The slave must be in the set first:
+# Expand needs it caught up with the master, which rare writes and frequent expansions make likelier (with writes at 1
+# and Expand at 1, 3 walks in 100 ever had two members); its walks never shrink (every other configuration does).
+POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0, "Ack": 2, "Write": 0.3, "Expand": 5, "AlterArrives": 5}}
 PROCESS_COUNTS = (2, 3)
 # A liveness walk loses no controller metadata: the code's brokers do not register again after it (EventuallyRegistered,
 # the finding of controls.py's meta-loss row), and a slave whose master's epoch the controller forgot is never told
@@ -286,20 +293,37 @@ def walk_seed(campaign_seed: int, config: str, walk: int) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def abstract_state(v: Mapping[str, Any]) -> int:
-    """A signed 64-bit hash of the abstraction of a state: the controller's master, epochs and
-    syncStateSet size, and per process its registration state, role, HA state, local epochs, log
-    length, flushed prefix and confirmOffset (message ids and addresses are left out); in the designs RIP-44 replaced
-    also each process's configured role and term."""
+def _cmp(a: int, b: int) -> int:
+    return (a > b) - (a < b)
+
+
+def abstract_view(v: Mapping[str, Any]) -> tuple:
+    """The bounded abstraction of a state (every field has a few values whatever the walk's length, so the set of
+    abstract states of a configuration is finite and a campaign's coverage can saturate): whether the controller has a
+    master, the syncStateSet's and the alive map's sizes, whether some message is acked or seen; per process its
+    registration state, role and HA state, its local epoch against the controller's (behind, equal, ahead), its log
+    end against each other process's (shorter, equal, longer), its confirmOffset and flushed prefix against its log end,
+    whether it is the controller's master, in the syncStateSet, alive, holds every acked and every seen message, has an
+    alter in flight, and (the designs RIP-44 replaced) its configured role and term against the highest."""
     procs = sorted(v["regState"])
-    view: tuple = (
-        v["masterId"] != -1, v["masterEpoch"], v["syncStateSetEpoch"], len(v["syncStateSet"]), len(v["alive"]),
-        tuple((v["regState"][p], v["role"][p], v["haState"][p], v["localMasterEpoch"][p], len(v["log"][p]), v["flushed"][p],
-               v["confirmOffset"][p]) for p in procs),
-    )
+    ids = {p: v["metaFile"][p] for p in procs}
+    logs = {p: {msg for msg, _ in v["log"][p]} for p in procs}
+    ends = {p: len(v["log"][p]) for p in procs}
+    top_term = max((v["term"][p] for p in procs), default=0) if "term" in v else 0
+    view: tuple = (v["masterId"] != -1, len(v["syncStateSet"]), len(v["alive"]), bool(v["acked"]), bool(v["seen"]))
+    for p in procs:
+        view += ((v["regState"][p], v["role"][p], v["haState"][p], _cmp(v["localMasterEpoch"][p], v["masterEpoch"]),
+                  tuple(_cmp(ends[p], ends[q]) for q in procs if q > p), _cmp(v["confirmOffset"][p], ends[p]),
+                  _cmp(v["flushed"][p], ends[p]), ids[p] != 0 and ids[p] == v["masterId"], ids[p] in v["syncStateSet"],
+                  ids[p] in v["alive"], v["acked"] <= logs[p], v["seen"] <= logs[p], v["pendingAlter"][p] is not None),)
     if design_of(v) != CONTROLLER:
-        view += (tuple((v["brokerRole"][p], v["term"][p]) for p in procs),)
-    return int.from_bytes(hashlib.blake2b(repr(view).encode(), digest_size=8).digest(), "big", signed=True)
+        view += (tuple((v["brokerRole"][p], v["term"][p] == top_term) for p in procs),)
+    return view
+
+
+def abstract_state(v: Mapping[str, Any]) -> int:
+    """A signed 64-bit hash of the state's bounded abstraction (abstract_view)."""
+    return int.from_bytes(hashlib.blake2b(repr(abstract_view(v)).encode(), digest_size=8).digest(), "big", signed=True)
 
 
 def _drawn(move: str, design: str) -> bool:
@@ -471,17 +495,29 @@ def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, A
 
 
 def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
-             with_impl: bool = True, live: bool = False, control: str | None = None, warm: bool = False) -> Run:
+             with_impl: bool = True, live: bool = False, control: str | None = None, warm: bool = False,
+             swarm: bool = False, prefix: Sequence[Mapping[str, Any]] = ()) -> Run:
     """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
     at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
     ``length * 20`` draws without reaching ``length``. ``live``: a liveness walk, whose first draw is the cut point
     (0 to ``length``) where the faults stop and the fair suffix starts, looking for the property ``control`` first;
-    ``warm``: the walk starts with fair steps from Init to quiescence (_checked_run)."""
+    ``warm``: the walk starts with fair steps from Init to quiescence (_checked_run); ``swarm``: the weights are the
+    walk's swarm variant of ``weights`` (swarm.swarm_weights); ``prefix``: actions taken first (a disabled one
+    skipped, as is a fault outside the bounds of generate.fault_action), then the draws (guide.py; a safety walk only)."""
     rng = random.Random(seed)
+    if swarm:
+        weights = swarm_weights(seed, weights)
     drawer = Drawer(config, weights, 1 if live and config.options.design != CONTROLLER else None)
     if live:
         length = rng.randint(0, length)
-    return _checked_run(config, lambda v: drawer.draw(rng, v), length * 20, length, tolerate, with_impl, True, live, control, warm)
+    given = iter(prefix)
+
+    def draw(v: dict[str, Any]) -> Mapping[str, Any] | None:
+        action = next(given, None)
+        if action is None:
+            return drawer.draw(rng, v)
+        return action if within_bounds(v, action) else None
+    return _checked_run(config, draw, length * 20, length, tolerate, with_impl, True, live, control, warm)
 
 
 def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True,

@@ -151,6 +151,15 @@ def fault_action(rng: random.Random, v: dict[str, Any], tag: str) -> dict[str, A
     raise ValueError(f"{tag}: not a fault of MODEL.md §9")
 
 
+def within_bounds(v: dict[str, Any], action: dict[str, Any]) -> bool:
+    """Whether fault_action could draw ``action`` in ``v`` (the bounds of its docstring: a controller metadata loss once
+    settled, a wipe of a DOWN disk while the controller knows the set); any other action is within them. A replayed
+    action (guide.py) outside them is skipped."""
+    if action["tag"] in ("ControllerMetadataLoss", "WipeDisk"):
+        return fault_action(random.Random(0), v, action["tag"]) is not None
+    return True
+
+
 def controller_request(rng: random.Random, top_id: int, clean: float = 0.0) -> dict[str, Any]:
     """An arbitrary controller request over small domains (ids 0..top_id, epochs 0..4): with probability
     ``clean`` a CleanBrokerData, else one of REQUEST_TAGS."""

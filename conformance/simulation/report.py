@@ -17,11 +17,13 @@ from attrs import frozen
 
 from autoswitch.conformance import compare
 from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS, grid
+from autoswitch.conformance.simulation.coverage import Coverage
 from autoswitch.conformance.simulation.fair import FAIR_BOUND
 from autoswitch.conformance.simulation.spark import Campaign, RunStats
 from autoswitch.conformance.simulation.store import ChunkProblem, write_atomic
 from autoswitch.reference.actions import CONTROLLER, DATA, PROCESS_GROUP, tags
 
+SATURATION = 50  # walks without a new abstract state, at least, for coverage to count as saturated
 WALKABLE = len(tags(CONTROLLER, PROCESS_GROUP, DATA)) - 1  # every tag but CleanBrokerData, which walks never draw
 
 
@@ -135,6 +137,54 @@ def _designs_section(summaries: list[ConfigSummary], stats: RunStats) -> list[st
     return [*lines, ""]
 
 
+def saturated(growth: list[int]) -> bool:
+    """Coverage saturated: no new abstract state in the last quarter of the walks (at least SATURATION walks)."""
+    tail = max(SATURATION, len(growth) // 4)
+    return len(growth) > tail and growth[-1] == growth[-1 - tail]
+
+
+def first_failures(summaries: list[ConfigSummary], rows: list[dict[str, Any]], campaign: Campaign, stats: RunStats,
+                   times: Mapping[tuple[str, int], tuple[float, list[float]]]) -> dict[str, tuple[int, float, float | None]]:
+    """Per configuration with a control found: (walks, seconds, wall seconds) up to its first walk failing with the control.
+    Walks: in walk order, that walk included; seconds: the time those walks took to run (their chunks' timings, one core);
+    wall seconds: from this run's start (Spark's start included) to the end of the earliest failing walk of a chunk this
+    run ran (None: every such chunk ran in an earlier run)."""
+    out = {}
+    for s in summaries:
+        if s.control is None or s.control_failure not in s.first:
+            continue
+        walks = s.first[s.control_failure][0]
+        seconds, wall = 0.0, None
+        for r in (r for r in rows if r["config"] == s.name):
+            k, i = divmod(r["walk"], campaign.chunk)
+            started, ends = times.get((s.name, k), (0.0, []))
+            if i < len(ends):
+                if r["walk"] < walks:
+                    seconds += ends[i] - (ends[i - 1] if i else 0.0)
+                if (r["status"], r["failure"]) == s.control_failure and started >= stats.started:
+                    at = started + ends[i] - stats.started
+                    wall = at if wall is None else min(wall, at)
+        out[s.name] = (walks, seconds, wall)
+    return out
+
+
+def _first_failure_section(firsts: Mapping[str, tuple[int, float, float | None]], summaries: list[ConfigSummary]) -> list[str]:
+    lines = ["## Time to first failure", "",
+             "Per negative control: the walks run in its configuration up to and including the first walk that finds it, "
+             "the seconds those walks took (one core), and the wall time from this run's start (Spark's start included) to "
+             "the end of the first such walk to finish.", "",
+             "| configuration | control | failing walks per 1,000 | walks to first failure | seconds (one core) | wall seconds |",
+             "|---|---|---|---|---|---|"]
+    for s in summaries:
+        if s.control is None:
+            continue
+        per_mille = 1000 * s.failures[s.control_failure] / s.walks if s.walks else 0.0
+        walks, seconds, wall = firsts.get(s.name, (None, None, None))
+        lines.append(f"| {s.name} | {s.control} | {per_mille:.1f} | {walks or 'not found'} | "
+                     f"{'-' if seconds is None else f'{seconds:.2f}'} | {'-' if wall is None else f'{wall:.2f}'} |")
+    return [*lines, ""]
+
+
 def _save(fig: Any, path: Path) -> None:
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=110)
@@ -179,9 +229,13 @@ def _plots(summaries: list[ConfigSummary], out: Path) -> list[str]:
 
 
 def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats, out: Path,
-                 missing: Mapping[tuple[str, int], ChunkProblem] = {}) -> tuple[Path, list[str]]:
+                 missing: Mapping[tuple[str, int], ChunkProblem] = {},
+                 times: Mapping[tuple[str, int], tuple[float, list[float]]] = {},
+                 exhaustive: Mapping[str, Coverage] = {}) -> tuple[Path, list[str]]:
     """Write ``report.md`` (and the plots) under ``out``; returns its path and the problems found: the
-    summaries' and each chunk of ``missing`` (not done, so not in the rows: store.load_rows)."""
+    summaries' and each chunk of ``missing`` (not done, so not in the rows: store.load_rows). ``times``: the chunks'
+    timings (store.timings) for the time to first failure; ``exhaustive``: per configuration, the fraction of the
+    checker's exhaustive abstract states its walks reached (coverage.py)."""
     summaries = summarize(campaign, rows)
     plots = _plots(summaries, out)
     problems = [f"{config} chunk {k} not in this report: {problem}" for (config, k), problem in missing.items()]
@@ -189,12 +243,14 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
     lines = [
         f"# Simulation campaign (seed {campaign.seed})", "",
         f"{campaign.walks} walks x {campaign.length} steps per configuration, {len(campaign.configs)} configurations, "
-        f"{campaign.chunk} walks per task. This run: {stats.ran} chunks run, {stats.skipped} already done, on "
+        f"{campaign.chunk} walks per task; swarm testing {'on' if campaign.swarm else 'off'}, coverage guidance "
+        f"{'on' if campaign.guide else 'off'}. This run: {stats.ran} chunks run, {stats.skipped} already done, on "
         f"`{stats.master}`, {stats.walks} walks and {stats.steps} steps in {stats.seconds:.1f} s: "
         f"**{stats.walks_per_second:,.1f} walks/s, {stats.steps_per_second:,.0f} steps/s**.", "",
         "Verdict: " + ("every negative control found, no other violation or divergence." if not problems
                        else "**problems**:\n\n" + "\n".join(f"- {p}" for p in problems)), "",
-        "| configuration | control | walks | steps | actions covered | abstract states | failures | tolerated | shortest shrunk trace |",
+        "| configuration | control | walks | steps | actions covered | abstract states (saturated?) | failures | tolerated | "
+        "shortest shrunk trace |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
@@ -204,7 +260,8 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
         if s.shortest:
             trace = (f"`{s.shortest['trace']}`: {s.shortest['shrunk_length']} steps, {s.shortest['shrunk_faults']} faults, "
                      f"expects {s.shortest['trace_expects']}")
-        lines.append(f"| {s.name} | {s.control or 'safe'} | {s.walks} | {s.steps} | {len(s.actions)}/{WALKABLE} | {s.states} | "
+        sat = "saturated" if saturated(s.growth) else "growing"
+        lines.append(f"| {s.name} | {s.control or 'safe'} | {s.walks} | {s.steps} | {len(s.actions)}/{WALKABLE} | {s.states} ({sat}) | "
                      f"{failures} | {tolerated} | {trace} |")
     lines += ["", "Replay a shrunk trace (both models): `autoswitch replay <out>/failures/<config>/walk-<i>.itf.json`; "
               "re-run any walk alone: `autoswitch simulate --seed S --length L --walks W --configs NAME --walk I`.", "",
@@ -213,6 +270,15 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
     tags = sorted({t for s in summaries for t in s.actions})
     for s in summaries:
         lines.append(f"| {s.name} | " + " | ".join(str(s.actions[t]) for t in tags) + " |")
+    lines += ["", *_first_failure_section(first_failures(summaries, rows, campaign, stats, times), summaries)]
+    if exhaustive:
+        lines += ["## Coverage of the exhaustive state space", "",
+                  "Abstract states (campaign.abstract_view) of every state the explicit-state checker reaches in the spec "
+                  "configuration, and how many of them the campaign's walks reached (walks are not bounded as the spec "
+                  "configuration is: states they reach beyond its bounds are not counted).", "",
+                  "| configuration | spec configuration | checker states | abstract states | reached | fraction |", "|---|---|---|---|---|---|"]
+        lines += [f"| {name} | {c.spec} | {c.concrete:,} | {c.total:,} | {c.reached:,} | {c.fraction:.1%} |" for name, c in exhaustive.items()]
+        lines.append("")
     lines += ["", *_liveness_section(summaries), *_designs_section(summaries, stats), "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).encode())

@@ -50,6 +50,7 @@ from autoswitch.conformance.simulation.campaign import (
     run_walk,
     walk_seed,
 )
+from autoswitch.conformance.simulation.guide import Guide
 from autoswitch.conformance.simulation.shrink import shrink
 from autoswitch.conformance.trace.itf import dumps_trace
 
@@ -68,6 +69,11 @@ def _count(minimum: int, maximum: int | None = None) -> Callable[[Any, Any, Any]
 def _seed(_campaign: Any, _attribute: Any, value: Any) -> None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise InputError(f"seed: expected an integer, got {value!r}")
+
+
+def _flag(_campaign: Any, attribute: Any, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise InputError(f"{attribute.name}: expected true or false, got {value!r}")
 
 
 def _configs(_campaign: Any, _attribute: Any, value: tuple[str, ...]) -> None:
@@ -90,8 +96,9 @@ class Campaign:
     """What a campaign runs: ``walks`` walks of ``length`` steps per configuration, ``chunk`` walks per
     task, weights overriding the configurations' own, every ``sample``-th passing walk exported (walk
     indices 0, sample, 2 * sample, ...; 0: none). ``seed`` is any integer: walk i of configuration c is
-    seeded with a hash of (seed, c, i). A parameter out of range (walks at most MAX_LENGTH steps, at
-    most MAX_TASKS chunks) is an InputError."""
+    seeded with a hash of (seed, c, i). ``swarm``: each walk draws its own variant of the weights (swarm.py);
+    ``guide``: coverage guidance within each chunk (guide.py). A parameter out of range (walks at most MAX_LENGTH
+    steps, at most MAX_TASKS chunks) is an InputError."""
 
     seed: int = field(default=1, validator=_seed)
     walks: int = field(default=1000, validator=_count(1))
@@ -100,6 +107,8 @@ class Campaign:
     chunk: int = field(default=100, validator=_count(1))
     weights: Mapping[str, float] = field(factory=dict, validator=_weights)
     sample: int = field(default=250, validator=_count(0))
+    swarm: bool = field(default=True, validator=_flag)
+    guide: bool = field(default=False, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
         chunks = -(-self.walks // self.chunk)
@@ -117,16 +126,38 @@ class Campaign:
         """The command that re-runs one walk alone."""
         weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
         return (f"autoswitch simulate --seed {self.seed} --length {self.length} --walks {self.walks} --configs {config} "
-                f"--walk {walk}" + (f" --weights {weights}" if weights else ""))
+                f"--walk {walk}" + (f" --weights {weights}" if weights else "") + ("" if self.swarm else " --no-swarm")
+                + (f" --guide --chunk {self.chunk}" if self.guide else ""))
 
 
-def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, shrunk: set[tuple[str, str]]) -> dict[str, Any]:
-    """Run, check and (if it is the first of its failure in ``shrunk``'s chunk) shrink one walk; write
-    its trace under ``out`` when it is shrunk or sampled. Returns its row."""
+def _walk_run(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | None) -> tuple[int, Run, int | None]:
+    """Run and check one walk (its seed, its run, the walk of its chunk's corpus it starts from), guided by ``guide`` (the
+    corpus of its chunk's walks before it: guide.py) when the campaign is guided: its ``length`` steps are drawn after
+    the prefix it replays. The walk then joins the corpus."""
     seed = walk_seed(campaign.seed, sim.name, walk)
+    parent, prefix = guide.prefix(seed) if guide is not None and campaign.guide and not sim.live else (None, [])
+    run = run_walk(sim.config, sim.weights(campaign.weights), seed, len(prefix) + campaign.length, sim.tolerated, live=sim.live,
+                   control=sim.control, warm=sim.warm, swarm=campaign.swarm, prefix=prefix)
+    if guide is not None:
+        guide.update(walk, run)
+    return seed, run, parent
+
+
+def prime(campaign: Campaign, sim: SimConfig, walk: int) -> Guide:
+    """The guide of ``walk`` (its chunk's corpus of the walks before it), by re-running those walks (no shrinking)."""
+    guide = Guide()
+    if campaign.guide and not sim.live:
+        for w in range(walk - walk % campaign.chunk, walk):
+            _walk_run(campaign, sim, w, guide)
+    return guide
+
+
+def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, shrunk: set[tuple[str, str]],
+             guide: Guide | None = None) -> dict[str, Any]:
+    """Run, check and (if it is the first of its failure in ``shrunk``'s chunk) shrink one walk; write
+    its trace under ``out`` when it is shrunk or sampled. ``guide``: its chunk's (None: prime it). Returns its row."""
+    seed, run, parent = _walk_run(campaign, sim, walk, prime(campaign, sim, walk) if guide is None else guide)
     config = sim.config
-    run = run_walk(config, sim.weights(campaign.weights), seed, campaign.length, sim.tolerated, live=sim.live, control=sim.control,
-                   warm=sim.warm)
     failure = run.failure
     row: dict[str, Any] = {
         "config": sim.name, "walk": walk, "seed": seed, "length": len(run.actions), "faults": fault_count(run.actions),
@@ -134,7 +165,7 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
         "status": PASS if failure is None else failure.kind, "failure": failure and failure.name,
         "failure_step": failure and failure.step, "detail": failure and failure.detail, "tolerated": run.tolerated,
         "shrunk_length": None, "shrunk_faults": None, "trace": None, "trace_expects": None,
-        "fair_steps": run.fair, "quiescent": run.quiescent if sim.live else None,
+        "fair_steps": run.fair, "quiescent": run.quiescent if sim.live else None, "parent": parent,
     }
     meta = {"generator": "autoswitch simulate", "campaign": {"seed": campaign.seed, "config": sim.name, "walk": walk,
             "walkSeed": seed, "length": campaign.length}, "reproduce": campaign.reproduce(sim.name, walk), **config.to_meta()}
@@ -185,12 +216,16 @@ def walk_as_expected(row: Mapping[str, Any], sim: SimConfig) -> bool:
 def run_chunk(campaign: Campaign, out: str, config: str, k: int) -> dict[str, Any]:
     """Run chunk ``k`` of ``config`` afresh (what a damaged or killed run left is removed first): its rows
     as Parquet, then the ``_DONE`` marker (store.write_chunk), which it returns."""
-    start = time.perf_counter()
+    started, start = time.time(), time.perf_counter()
     sim = grid()[config]
     store.clear_chunk(store.chunk_dir(Path(out), config, k))
     shrunk: set[tuple[str, str]] = set()
-    rows = [walk_row(campaign, sim, w, Path(out), shrunk) for w in store.chunk_walks(campaign, k)]
-    return store.write_chunk(campaign, Path(out), config, k, rows, time.perf_counter() - start)
+    guide = Guide()
+    rows, ends = [], []
+    for w in store.chunk_walks(campaign, k):
+        rows.append(walk_row(campaign, sim, w, Path(out), shrunk, guide))
+        ends.append(round(time.perf_counter() - start, 4))
+    return store.write_chunk(campaign, Path(out), config, k, rows, time.perf_counter() - start, started, ends)
 
 
 LOCAL_MASTER = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[[1-9]\d*,[1-9]\d*,[1-9]\d*\]")
@@ -204,6 +239,18 @@ def check_master(master: str | None) -> None:
         return
     raise InputError(f"--master {master!r}: expected none, local, local[N] (N >= 1), local[*], local[N,F], spark://host:port, "
                      "yarn or k8s://...")
+
+
+SMALL_WALKS = 2000  # walks in all: a campaign this small runs in this process unless a master is named
+
+
+def pick_master(campaign: Campaign, master: str | None) -> str | None:
+    """The master a campaign runs on: ``master`` when named (or when spark-submit started this process), else ``none``
+    (this process) for a campaign of at most SMALL_WALKS walks, whose walks take less time than Spark's start on a
+    loaded machine (measured: 8 to 22 s for the JVM and the context), else None (local[*])."""
+    if master is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return master
+    return "none" if campaign.walks * len(campaign.configs) <= SMALL_WALKS else None
 
 
 def _stop_jvm(context_class: Any) -> None:
@@ -319,6 +366,7 @@ class RunStats:
     steps: int
     seconds: float
     repaired: tuple[str, ...] = ()
+    started: float = 0.0  # Unix time when the run started (before Spark's start)
 
     @property
     def walks_per_second(self) -> float:
@@ -348,7 +396,7 @@ def run_campaign(campaign: Campaign, out: str | Path, master: str | None = "loca
     pending = list(problems)
     for t in pending:
         store.clear_chunk(store.chunk_dir(out, *t))
-    start = time.perf_counter()
+    started, start = time.time(), time.perf_counter()
     if master == "none":
         done = []
         for i, (config, k) in enumerate(pending):
@@ -360,7 +408,7 @@ def run_campaign(campaign: Campaign, out: str | Path, master: str | None = "loca
         with spark_context(master) as sc:
             done, master = _run_spark(campaign, out, sc, pending, progress)
     stats = RunStats(master, len(pending), len(tasks) - len(pending), sum(d["rows"] for d in done),
-                     sum(d["steps"] for d in done), round(time.perf_counter() - start, 3), repaired)
+                     sum(d["steps"] for d in done), round(time.perf_counter() - start, 3), repaired, started)
     with open(store.inside(out, "runs.jsonl"), "a") as f:
         f.write(json.dumps(asdict(stats)) + "\n")
     return stats

@@ -15,7 +15,8 @@ the folder is fsynced), so a killed run leaves either the old file, the new one,
 nothing reads. A chunk's ``part.parquet`` is written before its marker; the marker ``_DONE`` is JSON::
 
     {"format": 1, "campaign": "<fingerprint>", "config": "<name>", "chunk": k, "rows": n,
-     "steps": s, "seconds": t, "parquet": {"bytes": size, "sha256": "<hex>"}}
+     "steps": s, "seconds": t, "started": unix_time, "ends": [seconds to the end of each walk],
+     "parquet": {"bytes": size, "sha256": "<hex>"}}
 
 where the fingerprint is a hash of ``campaign.json``'s parameters. A chunk is done only if its marker
 parses, names this campaign, configuration and chunk, and describes the ``part.parquet`` beside it (size
@@ -52,12 +53,13 @@ ROW_SCHEMA = pa.schema([
     ("status", pa.string()), ("failure", pa.string()), ("failure_step", pa.int64()), ("detail", pa.string()),
     ("tolerated", pa.map_(pa.string(), pa.int64())), ("shrunk_length", pa.int64()), ("shrunk_faults", pa.int64()),
     ("trace", pa.string()), ("trace_expects", pa.string()), ("fair_steps", pa.int64()), ("quiescent", pa.bool_()),
+    ("parent", pa.int64()),
 ])
 MARKER_FORMAT = 1
 # What a campaign folder may hold; a folder with anything else and no campaign.json is not a campaign's.
 LAYOUT = frozenset({"campaign.json", "rows", "failures", "corpus", "runs.jsonl", "report.md", "coverage.png", "violations.png"})
 # The parameters a single walk (--walk) depends on: its trace may replace a campaign's only if these agree.
-WALK_FIELDS = ("seed", "length", "weights")
+WALK_FIELDS = ("seed", "length", "weights", "swarm", "guide", "chunk")
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]*")
 
 
@@ -239,18 +241,31 @@ def clear_chunk(folder: Path) -> None:
             path.unlink()
 
 
-def write_chunk(campaign: Campaign, out: Path, config: str, k: int, rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
-    """Write chunk ``k``'s rows as ``part.parquet``, then its marker; returns the marker."""
+def write_chunk(campaign: Campaign, out: Path, config: str, k: int, rows: list[dict[str, Any]], seconds: float,
+                started: float = 0.0, ends: Sequence[float] = ()) -> dict[str, Any]:
+    """Write chunk ``k``'s rows as ``part.parquet``, then its marker; returns the marker. The marker also holds the
+    chunk's timing (not part of its rows, which depend on the campaign alone): ``started`` (Unix time) and ``ends``
+    (seconds from then to the end of each walk)."""
     folder = chunk_dir(out, config, k)
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pylist(rows, schema=ROW_SCHEMA), sink)
     data = sink.getvalue().to_pybytes()
     write_atomic(folder / "part.parquet", data)
     marker = {"format": MARKER_FORMAT, "campaign": fingerprint(campaign), "config": config, "chunk": k, "rows": len(rows),
-              "steps": sum(r["length"] for r in rows), "seconds": round(seconds, 3),
+              "steps": sum(r["length"] for r in rows), "seconds": round(seconds, 3), "started": started, "ends": list(ends),
               "parquet": {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}}
     write_atomic(folder / "_DONE", json.dumps(marker).encode())
     return marker
+
+
+def timings(campaign: Campaign, out: Path) -> dict[tuple[str, int], tuple[float, list[float]]]:
+    """Each done chunk's timing from its marker (write_chunk): (configuration, chunk) -> (started, ends)."""
+    out_times = {}
+    for config, k in campaign.tasks():
+        marker = _read_marker(chunk_dir(out, config, k))
+        if not isinstance(marker, ChunkProblem) and isinstance(marker.get("ends"), list):
+            out_times[(config, k)] = (float(marker.get("started", 0.0)), [float(e) for e in marker["ends"]])
+    return out_times
 
 
 def load_rows(campaign: Campaign, out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], ChunkProblem]]:

@@ -22,10 +22,10 @@ from autoswitch.conformance.simulation.report import write_report
 from autoswitch.conformance.simulation.spark import Campaign, RunStats, check_master, run_campaign
 
 # walk 3 of unclean-rocketmq-2p (in TARGET) finds its control: the chunk holds a shrunk trace too (the walks draw no fault
-# of MODEL.md §9: the same walks whether or not the action table has them)
+# of MODEL.md §9: the same walks whether or not the action table has them; no swarm, no guidance: the walks of before)
 NO_NEW_FAULTS = dict.fromkeys(FAULT_MOVES, 0)
 CAMPAIGN = Campaign(seed=10, walks=4, length=20, configs=("safe-rocketmq-2p", "unclean-rocketmq-2p"), chunk=2, sample=2,
-                    weights=NO_NEW_FAULTS)
+                    weights=NO_NEW_FAULTS, swarm=False, guide=False)
 TARGET = ("unclean-rocketmq-2p", 1)
 
 
