@@ -304,8 +304,8 @@ STOPPED = ("--master {master}: Spark stopped the application before the work end
 
 
 @contextmanager
-def spark_context(master: str | None) -> Iterator[Any]:
-    """A quiet SparkContext (no UI): ``master``, or the one spark-submit configured, or ``local[*]``;
+def spark_context(master: str | None, app: str = "autoswitch-simulate") -> Iterator[Any]:
+    """A quiet SparkContext (no UI) named ``app``: ``master``, or the one spark-submit configured, or ``local[*]``;
     workers run this interpreter. Its scratch is a fresh folder: Spark's local dirs, and the JVM's
     ``java.io.tmpdir`` when this starts the JVM. On exit, even on failure, Ctrl-C or SIGTERM, the context
     is stopped, the JVM it started stopped, and the scratch folder removed."""
@@ -319,7 +319,7 @@ def spark_context(master: str | None) -> Iterator[Any]:
     with _terminate_as_interrupt():
         scratch = tempfile.mkdtemp(prefix="autoswitch-spark-")
         try:
-            yield (sc := _start(master, scratch, launches))
+            yield (sc := _start(master, scratch, launches, app))
         except Exception as e:
             if type(e).__module__.startswith("py4j") and (sc is None or _stopped(sc)):
                 raise InputError(STOPPED.format(master=sc.master if sc is not None else master)) from None
@@ -335,14 +335,14 @@ def spark_context(master: str | None) -> Iterator[Any]:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _start(master: str | None, scratch: str, launches: bool) -> Any:
+def _start(master: str | None, scratch: str, launches: bool, app: str) -> Any:
     """A SparkContext whose scratch is ``scratch`` (spark_context)."""
     from pyspark import SparkConf, SparkContext
 
     conf = SparkConf()
     if master is not None or not conf.contains("spark.master"):
         conf.setMaster(master or "local[*]")
-    conf.setAppName("autoswitch-simulate").set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+    conf.setAppName(app).set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
     conf.set("spark.python.worker.reuse", "true")
     if launches:  # the JVM's environment: its local dirs (SPARK_LOCAL_DIRS wins over spark.local.dir), no hsperfdata
         java = f"{os.environ.get('SPARK_SUBMIT_OPTS', '')} -Djava.io.tmpdir={scratch} -XX:-UsePerfData".strip()
