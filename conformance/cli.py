@@ -440,7 +440,8 @@ def check(configs: tuple[str, ...], symmetry: bool, out: str, replay_traces: boo
     codes = []
     selected = (*invariants, *properties) if invariants or properties else None
     for name in configs or SMALL_CONFIGS:
-        how = How(workers, master, None if checkpoint is None else output_folder(checkpoint, "--checkpoint") / name, memory)
+        how = How(workers, master, None if checkpoint is None
+                  else output_folder(checkpoint, "--checkpoint") / Path(name).name.removesuffix(".cfg"), memory)
         try:
             ok, row = _check_one(name, symmetry, out_dir, replay_traces, with_tlc, len(tlc_columns), selected, how)
         except InputError as e:

@@ -17,6 +17,8 @@ CASES = [
     Case("bench-negative-length", ("bench", "--walks", "1", "--length", "-1"), 2, "--length"),
     Case("bench-zero-rounds", ("bench", "--walks", "1", "--length", "2", "--rounds", "0"), 2, "--rounds"),
     Case("bench-seed-not-a-number", ("bench", *TINY, "--seed", "x"), 2, "--seed"),
+    Case("bench-check-unknown-config", ("bench", "--check", "MC_nothing"), 2, "MC_nothing"),
+    Case("bench-configs-without-check", ("bench", "MC_ms_sync"), 2, "--check"),
 ]
 
 

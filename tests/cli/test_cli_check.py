@@ -19,6 +19,8 @@ O = ("--out", "{tmp}/out")
 
 CASES = [
     Case("check-tiny-holds", ("check", TINY, "--no-replay", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
+    Case("check-tiny-workers-memory-checkpoint", ("check", TINY, "--no-replay", "--workers", "2", "--memory", "10",
+                                                  "--checkpoint", "{tmp}/ck", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
     Case("check-symmetry-and-spec-dir", ("check", TINY, "--symmetry", "--replay", "--spec-dir", "{spec}", "--out", "{tmp}/o"), 0),
     Case("check-tlc-missing", ("check", TINY, "--no-symmetry", "--tlc", "--out", "{tmp}/o"), 0, "TLC was NOT run"),
     # the control found, its counterexample replayed; a folder with "[" in its name, or a configuration's name, was read as

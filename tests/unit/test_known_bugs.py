@@ -40,7 +40,7 @@ from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS
 SAFETY_ROWS = [b for b in KNOWN_BUGS if b.kind == SAFETY]
 INVARIANTS = {i.name for i in STATE_INVARIANTS}
 # negative controls of controls.py that re-create a row's bug at larger bounds
-SAME_BUG = {"hw-data": "kafka-1211-loss"}
+SAME_BUG = {"hw-data": "kafka-1211-loss", "shortcut-off-e3": "rocketmq-confirm-shortcut", "zeroack-off-e3": "rocketmq-confirm-zero-ack"}
 
 
 def test_ids_are_unique_and_every_trace_in_the_folder_is_a_row() -> None:
