@@ -14,7 +14,7 @@ from attrs import frozen
 from autoswitch.conformance import controls
 from autoswitch.conformance.simulation.campaign import grid
 from autoswitch.conformance.simulation.guide import Guide
-from autoswitch.conformance.simulation.spark import Campaign, _walk_run
+from autoswitch.conformance.simulation.spark import Campaign, checked_walk
 
 STRATEGIES = {"before": (False, False), "swarm": (True, False), "swarm+guide": (True, True)}
 
@@ -53,7 +53,7 @@ def run_strategy(config: str, strategy: str, walks: int, length: int, seed: int,
     for walk in range(walks):
         if walk % chunk == 0:
             corpus = Guide()
-        _, run, _ = _walk_run(campaign, sim, walk, corpus)
+        _, run, _ = checked_walk(campaign, sim, walk, corpus)
         steps += len(run.actions)
         seen.update(run.states)
         if run.failure is not None and run.failure.name == sim.control:

@@ -130,7 +130,7 @@ class Campaign:
                 + (f" --guide --chunk {self.chunk}" if self.guide else ""))
 
 
-def _walk_run(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | None) -> tuple[int, Run, int | None]:
+def checked_walk(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | None) -> tuple[int, Run, int | None]:
     """Run and check one walk (its seed, its run, the walk of its chunk's corpus it starts from), guided by ``guide`` (the
     corpus of its chunk's walks before it: guide.py) when the campaign is guided: its ``length`` steps are drawn after
     the prefix it replays. The walk then joins the corpus."""
@@ -148,7 +148,7 @@ def prime(campaign: Campaign, sim: SimConfig, walk: int) -> Guide:
     guide = Guide()
     if campaign.guide and not sim.live:
         for w in range(walk - walk % campaign.chunk, walk):
-            _walk_run(campaign, sim, w, guide)
+            checked_walk(campaign, sim, w, guide)
     return guide
 
 
@@ -156,7 +156,7 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
              guide: Guide | None = None) -> dict[str, Any]:
     """Run, check and (if it is the first of its failure in ``shrunk``'s chunk) shrink one walk; write
     its trace under ``out`` when it is shrunk or sampled. ``guide``: its chunk's (None: prime it). Returns its row."""
-    seed, run, parent = _walk_run(campaign, sim, walk, prime(campaign, sim, walk) if guide is None else guide)
+    seed, run, parent = checked_walk(campaign, sim, walk, prime(campaign, sim, walk) if guide is None else guide)
     config = sim.config
     failure = run.failure
     row: dict[str, Any] = {

@@ -59,7 +59,7 @@ MARKER_FORMAT = 1
 # What a campaign folder may hold; a folder with anything else and no campaign.json is not a campaign's.
 LAYOUT = frozenset({"campaign.json", "rows", "failures", "corpus", "runs.jsonl", "report.md", "coverage.png", "violations.png"})
 # The parameters a single walk (--walk) depends on: its trace may replace a campaign's only if these agree.
-WALK_FIELDS = ("seed", "length", "weights", "swarm", "guide", "chunk")
+WALK_FIELDS = ("seed", "length", "weights", "swarm", "guide")  # and "chunk" for a guided walk (guide.py)
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]*")
 
 
@@ -160,9 +160,9 @@ def prepare(campaign: Campaign, out: Path) -> None:
 
 
 def prepare_walk(campaign: Campaign, out: Path) -> None:
-    """Check ``out`` before re-running one walk there: a campaign's folder must agree on WALK_FIELDS (the
-    walk's trace replaces that campaign's)."""
-    _check_folder(out, campaign.to_json(), WALK_FIELDS)
+    """Check ``out`` before re-running one walk there: a campaign's folder must agree on WALK_FIELDS, and on the chunk
+    size for a guided walk (the walk's trace replaces that campaign's)."""
+    _check_folder(out, campaign.to_json(), WALK_FIELDS + (("chunk",) if campaign.guide else ()))
 
 
 @frozen

@@ -66,6 +66,16 @@ CASES = [
          "--walk needs exactly one configuration"),
     Case("bench-without-spark", (*TINY, "--bench", *OUT), 2, "--bench compares one process with Spark"),
     Case("bench-and-walk", (*TINY[:-2], "--bench", "--walk", "0", *OUT), 2, "--walk re-runs one walk, --bench times a campaign"),
+    Case("no-swarm", (*TINY, "--no-swarm", *OUT), 0, "--walk <walk> --no-swarm"),
+    Case("swarm", (*TINY, "--swarm", *OUT), 0, "safe-rocketmq-2p"),
+    Case("guide", (*TINY, "--guide", "--walks", "4", *OUT), 0, "--guide --chunk 100"),
+    Case("no-guide", (*TINY, "--no-guide", *OUT), 0, "safe-rocketmq-2p"),
+    Case("walk-guided", (*TINY, "--guide", "--walk", "1", *OUT), 0, "parent"),
+    # bench --campaigns (conformance/simulation/bench.py): the strategies side by side
+    Case("bench-campaigns", ("bench", "--campaigns", "--walks", "2", "--length", "20", "--configs", "unclean-rocketmq-2p"), 0,
+         "swarm per 1,000"),
+    Case("bench-campaigns-unknown", ("bench", "--campaigns", "--walks", "1", "--configs", "nope"), 2,
+         "no configuration matches 'nope'"),
 ]
 
 

@@ -129,3 +129,11 @@ def test_a_small_campaign_runs_in_this_process_unless_a_master_is_named(monkeypa
     assert (pick_master(small, None), pick_master(large, None), pick_master(small, "local[2]")) == ("none", None, "local[2]")
     monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "1")  # under spark-submit: its master
     assert pick_master(small, None) is None
+
+
+def test_bench_campaigns_prints_the_strategies_side_by_side() -> None:
+    result = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "3", "--length", "40", "--configs", "unclean-rocketmq-2p"])
+    assert result.exit_code == 0, result.output
+    assert "before per 1,000" in result.output and "swarm per 1,000" in result.output and "unclean-rocketmq-2p" in result.output
+    bad = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "1", "--configs", "nope"])
+    assert bad.exit_code == 2 and "no configuration matches 'nope'" in bad.output
