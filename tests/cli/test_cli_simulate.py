@@ -72,9 +72,9 @@ CASES = [
     Case("no-guide", (*TINY, "--no-guide", *OUT), 0, "safe-rocketmq-2p"),
     Case("walk-guided", (*TINY, "--guide", "--walk", "1", *OUT), 0, "parent"),
     # bench --campaigns (conformance/simulation/bench.py): the strategies side by side
-    Case("bench-campaigns", ("bench", "--campaigns", "--walks", "2", "--length", "20", "--configs", "unclean-rocketmq-2p"), 0,
+    Case("bench-campaigns", ("bench", "--campaigns", "--walks", "2", "--length", "20", "unclean-rocketmq-2p"), 0,
          "swarm per 1,000"),
-    Case("bench-campaigns-unknown", ("bench", "--campaigns", "--walks", "1", "--configs", "nope"), 2,
+    Case("bench-campaigns-unknown", ("bench", "--campaigns", "--walks", "1", "nope"), 2,
          "no configuration matches 'nope'"),
 ]
 

@@ -132,8 +132,8 @@ def test_a_small_campaign_runs_in_this_process_unless_a_master_is_named(monkeypa
 
 
 def test_bench_campaigns_prints_the_strategies_side_by_side() -> None:
-    result = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "3", "--length", "40", "--configs", "unclean-rocketmq-2p"])
+    result = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "3", "--length", "40", "unclean-rocketmq-2p"])
     assert result.exit_code == 0, result.output
     assert "before per 1,000" in result.output and "swarm per 1,000" in result.output and "unclean-rocketmq-2p" in result.output
-    bad = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "1", "--configs", "nope"])
+    bad = CliRunner().invoke(main, ["bench", "--campaigns", "--walks", "1", "nope"])
     assert bad.exit_code == 2 and "no configuration matches 'nope'" in bad.output
