@@ -21,6 +21,9 @@ CASES = [
     Case("check-tiny-holds", ("check", TINY, "--no-replay", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
     Case("check-tiny-workers-memory-checkpoint", ("check", TINY, "--no-replay", "--workers", "2", "--memory", "10",
                                                   "--checkpoint", "{tmp}/ck", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
+    # --master none: the Spark search's own way of saying "this process" (check_master's values); a bad URL is bad input
+    Case("check-tiny-master-none", ("check", TINY, "--no-replay", "--master", "none", "--out", "{tmp}/o"), 0, "MC_tiny.cfg"),
+    Case("check-master-bad-url", ("check", TINY, "--no-replay", "--master", "nowhere", "--out", "{tmp}/o"), 2, "--master 'nowhere'"),
     Case("check-symmetry-and-spec-dir", ("check", TINY, "--symmetry", "--replay", "--spec-dir", "{spec}", "--out", "{tmp}/o"), 0),
     Case("check-tlc-missing", ("check", TINY, "--no-symmetry", "--tlc", "--out", "{tmp}/o"), 0, "TLC was NOT run"),
     # the control found, its counterexample replayed; a folder with "[" in its name, or a configuration's name, was read as
