@@ -85,11 +85,16 @@ class Fingerprints:
             c.master_epoch, c.sync_state_set, c.sync_state_set_epoch,
             frozenset((b, e.epoch, e.max_offset, e.priority) for b, e in c.alive.items()), c.elect_tries_left)))
 
+    def _history(self, history: frozenset[tuple[int, str]]) -> int:
+        if (h := self._kept(history)) is not None:
+            return h
+        return self._keep(history, hash(frozenset((e, self._word(p)) for e, p in history)))
+
     def __call__(self, s: System) -> int:
         w = self._word
+        partitions, late = s.partitions, s.late  # mostly empty: () then (a non-empty one is a frozenset)
         return hash((
-            self._controller(s.controller), self._processes(s.procs), s.clock, s.next_msg,
-            frozenset((e, w(p)) for e, p in s.master_history), s.acked, s.seen,
-            frozenset(frozenset(map(w, link)) for link in s.partitions),
-            frozenset((w(p), frozenset((w(k), self._value(v)) for k, v in r.items())) for p, r in s.late.items()),
+            self._controller(s.controller), self._processes(s.procs), s.clock, s.next_msg, self._history(s.master_history),
+            s.acked, s.seen, frozenset(frozenset(map(w, link)) for link in partitions) if partitions else (),
+            frozenset((w(p), frozenset((w(k), self._value(v)) for k, v in r.items())) for p, r in late.items()) if late else (),
             s.faults))
