@@ -20,8 +20,8 @@ trace with Checker.counterexample, and the counts at the violation are Checker.r
 Liveness (Checker.goals) needs the reachable graph in one process: with ``--workers`` alone such a configuration runs
 in this process (Checker.run) with a note on stderr; with ``--checkpoint`` or ``--memory`` it is refused (InputError).
 
-The fingerprints must agree across processes: the workers are forked from this process (they share its hash salt).
-A checkpoint records the fingerprints of the initial states and is refused by a process that computes others.
+The fingerprints agree across processes (fingerprint.py). A checkpoint records the fingerprints of the initial states
+and is refused by a process that computes others (another Python build or another encoding of the states).
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def _serve(worker: Worker, commands: Any, results: Any) -> None:
 
 
 class Pool:
-    """The worker processes (forked: they share this process's checker and hash salt) and their queues."""
+    """The worker processes (forked: they share this process's checker) and their queues."""
 
     def __init__(self, n: int, make: Callable[[int, list[Any]], Worker]):
         context = mp.get_context("fork")

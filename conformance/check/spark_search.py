@@ -16,16 +16,14 @@ counts (distinct, generated, depth) and the same shortest counterexample.
   checkpointed, so lineage does not grow.
 - A violation in a level: the one with the smallest position (key) is the one Checker.run reports, and the
   counts at it are those of the states and transitions before that position (recounted then, once).
-- Fingerprints are computed on executors only (the driver runs no model code), so they agree when Python's
-  string hash is salted per process: the executors' PYTHONHASHSEED is the driver's or 0 (SparkContext) and one
-  value for all, never ``random``.
+- Fingerprints are computed on executors only (the driver runs no model code); they are the same in every process
+  (fingerprint.py).
 - Liveness needs the reachable graph in one process: refused (InputError).
 """
 
 from __future__ import annotations
 
 import io
-import os
 import pickle
 import time
 import uuid
@@ -286,8 +284,6 @@ def spark_search(checker: Checker, master: str, on_progress: Callable[[Progress]
     if checker.goals:
         raise InputError(f"--master {master}: {checker.spec.name} has liveness properties ({', '.join(checker.spec.liveness)}); "
                          "they are checked on the reachable graph in one process: run it without --master")
-    if os.environ.get("PYTHONHASHSEED") == "random":  # SparkContext hands it to the executors: one seed for all
-        os.environ["PYTHONHASHSEED"] = "0"
     started = time.monotonic()
     with spark_context(master, app="autoswitch-check") as sc:
         return _Search(sc, checker, partitions or max(sc.defaultParallelism, 1), started, on_progress, every).run(head_limit)

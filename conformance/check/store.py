@@ -157,8 +157,8 @@ class Checkpoint:
             why = {"config": "another configuration", "source": "another text of the configuration",
                    "properties": "other properties", "symmetry": "another --symmetry", "code": "another version of the model",
                    "workers": f"--workers {saved.get('workers')}",
-                   "initial": "other fingerprints of the initial states (this process fingerprints states otherwise: "
-                              "Python salts its hash of str per process unless PYTHONHASHSEED is set)"}
+                   "initial": "other fingerprints of the initial states (another Python build or another encoding of the states: "
+                              "conformance/check/fingerprint.py)"}
             raise InputError(f"{self.folder}: this checkpoint was saved by a search with "
                              f"{', '.join(why.get(k, k) for k in differ)} ({saved.get('config')}): resume it with the same "
                              "arguments, or give another --checkpoint folder")

@@ -127,12 +127,11 @@ _INITIAL = ("from autoswitch.conformance.check.checker import Checker\n"
 
 def test_ctrl_c_on_check_leaves_a_checkpoint_the_same_command_resumes(tmp_path: Path) -> None:
     """A real SIGINT to ``autoswitch check --workers 2 --checkpoint``, then the same command: it resumes to the same
-    counts where two processes compute the same fingerprints (PYTHONHASHSEED fixed, and no hash of an object's
-    identity, as hash(None) on Python 3.11), and refuses the checkpoint with a clear error (exit 2) otherwise."""
+    counts: two processes compute the same fingerprints (fingerprint.py), whatever their hash seeds."""
     _, expected = reference("MC_dledger2")
-    env = {**os.environ, "PYTHONHASHSEED": "7", "COLUMNS": "250"}
-    stable = len({subprocess.run([sys.executable, "-c", _INITIAL], env=env, capture_output=True, text=True,
-                                 check=True).stdout for _ in range(2)}) == 1
+    env = {**os.environ, "PYTHONHASHSEED": "random", "COLUMNS": "250"}
+    assert len({subprocess.run([sys.executable, "-c", _INITIAL], env=env, capture_output=True, text=True,
+                               check=True).stdout for _ in range(2)}) == 1
     command = [str(Path(sys.executable).parent / "autoswitch"), "check", "MC_dledger2", "--workers", "2",
                "--checkpoint", str(tmp_path / "ck"), "--out", str(tmp_path / "out")]
     meta = tmp_path / "ck" / "MC_dledger2" / "meta.json"
@@ -144,9 +143,6 @@ def test_ctrl_c_on_check_leaves_a_checkpoint_the_same_command_resumes(tmp_path: 
     out, _ = first.communicate(timeout=60)
     assert meta.exists(), out
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    if not stable:
-        assert resumed.returncode == 2 and "other fingerprints of the initial states" in resumed.stderr, resumed.stderr
-        return
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     row = re.search(r"MC_dledger2 .*", resumed.stdout)
     assert row is not None, resumed.stdout
