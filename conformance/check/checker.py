@@ -336,18 +336,18 @@ class Checker:
         enabled: list[int] = []
         broken = None
         for i, action, w, _, inside in self._steps(s):
+            wfp = self.fingerprint(w) if inside else 0
             if graph is not None:
                 takes = counts(self.fair_rows[i], v, action)
                 if takes and w != s:
                     enabled.append(i)
-                if inside and (wfp := self.fingerprint(w)) != fp:
+                if inside and wfp != fp:
                     edges.append((i, wfp, takes))
             if not inside:
                 if (name := self._check_outside(w)) is not None:
                     broken = (name, "invariant", self.fingerprint(w))
                     break
                 continue
-            wfp = self.fingerprint(w)
             successors.append((i, w, wfp))
             if self.properties and (name := self.broken_property(v, LazyVariables(w))) is not None:
                 broken = (name, "action property", wfp)
