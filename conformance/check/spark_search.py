@@ -76,24 +76,20 @@ _CHECKERS: dict[str, Checker] = {}  # per executor process: the Checker of each 
 
 @frozen
 class Shipped:
-    """A Checker sent to executors as its constructor's arguments (its index of actions is keyed by the actions'
-    object ids, which unpickling changes), built once per executor process."""
+    """A Checker sent to executors as the arguments that build it (Checker.__reduce__), built once per executor
+    process and kept there: its caches (fingerprints, answers past the constraint) serve every task."""
 
     token: str
-    spec: Any
-    symmetry: bool
-    invariants: tuple[str, ...]
-    properties: tuple[str, ...]
+    args: tuple[Any, ...]
 
     @classmethod
     def of(cls, checker: Checker) -> Shipped:
-        return cls(uuid.uuid4().hex, checker.spec, bool(checker.renamings), tuple(i.name for i in checker.invariants),
-                   tuple(p.name for p in checker.properties))
+        return cls(uuid.uuid4().hex, tuple(checker.__reduce__()[1]))
 
     def get(self) -> Checker:
         if self.token not in _CHECKERS:
             _CHECKERS.clear()
-            _CHECKERS[self.token] = Checker(self.spec, self.symmetry, self.invariants, self.properties)
+            _CHECKERS[self.token] = Checker(*self.args)
         return _CHECKERS[self.token]
 
 
