@@ -13,11 +13,10 @@ Liveness walks are not guided (their fair suffix depends on the cut point of the
 
 from __future__ import annotations
 
-import hashlib
-import random
 from typing import Any
 
 from autoswitch.conformance.simulation.campaign import Run
+from autoswitch.conformance.simulation.swarm import salted_rng
 
 GUIDED = 0.5  # the share of a chunk's walks that start from a corpus entry (once there is one)
 CORPUS = 256  # entries kept per chunk (the oldest go first)
@@ -35,7 +34,7 @@ class Guide:
     def prefix(self, seed: int) -> tuple[int | None, list[dict[str, Any]]]:
         """The walk that the walk seeded ``seed`` starts from and the actions it replays first (None, []: an unguided
         walk), drawn from the seed (with SALT): a corpus entry, cut just after one of its new states."""
-        rng = random.Random(int.from_bytes(hashlib.blake2b(f"{SALT}/{seed}".encode(), digest_size=8).digest(), "big"))
+        rng = salted_rng(SALT, seed)
         if not self.corpus or rng.random() >= GUIDED:
             return None, []
         walk, actions, new = self.corpus[rng.randrange(len(self.corpus))]

@@ -26,9 +26,14 @@ FAULT_KINDS = ("Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFai
                "ControllerMetadataLoss", "PartitionLink", "HealLink", "SendLate", "DeliverLate", "WipeDisk")
 
 
+def salted_rng(salt: str, seed: int) -> random.Random:
+    """A generator seeded from a walk's seed and ``salt``: draws of their own, which leave the walk's generator as it is."""
+    return random.Random(int.from_bytes(hashlib.blake2b(f"{salt}/{seed}".encode(), digest_size=8).digest(), "big"))
+
+
 def swarm_rng(seed: int) -> random.Random:
     """The generator of a walk's swarm: seeded from the walk's seed and SALT."""
-    return random.Random(int.from_bytes(hashlib.blake2b(f"{SALT}/{seed}".encode(), digest_size=8).digest(), "big"))
+    return salted_rng(SALT, seed)
 
 
 def _factor(rng: random.Random) -> float:
