@@ -13,9 +13,10 @@ its lasso or stuck run breaks (a negative control of liveness). The same row nam
   them and goes on).
 
 The liveness rows' spec configurations (spec/MC_live*.cfg) bound every fault (BoundAllFaults, MaxFaults 1). The code's
-own behaviour breaks EventuallyRegistered under ControllerMetadataLoss (row ``meta-loss``, a finding, not a control):
-the liveness walks of the simulation draw no ControllerMetadataLoss (simulation/campaign.py, LIVE_WEIGHTS); its
-safety walks do.
+own behaviour breaks two properties (``Control.finding``, not controls): EventuallyRegistered under
+ControllerMetadataLoss (row ``meta-loss``; the liveness walks of the simulation draw no ControllerMetadataLoss,
+simulation/campaign.py LIVE_WEIGHTS, its safety walks do), and EventuallyInSync after a second failover (row
+``failover``), which every liveness walk tolerates (``findings``).
 
 The designs RIP-44 replaced (MODEL.md §1; reference/designs.py) have rows of their own: ``options["design"]`` names the
 design (``Control.design``; controller mode when absent) and ``processes`` the broker set's size where the verdict
@@ -30,7 +31,7 @@ A setting inherits only the rows of its own design (``breaks``, ``liveness_break
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from attrs import frozen
@@ -57,6 +58,7 @@ class Control:
     tolerated: tuple[str, ...] = ()
     defaults: frozenset[str] = frozenset()
     processes: int | None = None  # the verdict holds for this many processes only; None: for any
+    faults: tuple[str, ...] = ()  # a finding's: the fault actions its runs need (a walk that draws none cannot meet it)
 
     @property
     def design(self) -> str:
@@ -83,6 +85,12 @@ class Control:
         setting = Options(policy=policy, **options)
         return (self.design == setting.design and all(getattr(setting, k) == v for k, v in self.options.items())
                 and self.processes in (None, processes))
+
+    @property
+    def finding(self) -> bool:
+        """The code's own liveness failure (MODEL.md §9: a finding, not a control): a controller-mode row with a
+        liveness property and no option changed."""
+        return self.liveness is not None and not self.options and self.design == CONTROLLER
 
     @property
     def expects(self) -> str | None:
@@ -178,7 +186,11 @@ CONTROLS: tuple[Control, ...] = (
     Control("reentry-off-live", options={"epoch_reentry_fix": False}, liveness="EventuallyInSync", cfg="MC_live_neg_reentry",
             simulation="reentry-off-rocketmq-2p-live", defaults=_defaults(SIMULATE)),
     # a finding (ROCKETMQ.md §7.5): a broker restarted after the controller lost its metadata stays META_DONE
-    Control("meta-loss", liveness="EventuallyRegistered", cfg="MC_live_meta"),
+    Control("meta-loss", liveness="EventuallyRegistered", cfg="MC_live_meta", faults=("ControllerMetadataLoss",)),
+    # a finding: a slave whose old epoch holds no message finds no consistent point with a master elected after it and
+    # never leaves READY (two master epochs; spec/README.md, "Liveness"); crash-heavy walks of every liveness
+    # configuration can meet it, so they tolerate it (SimConfig.tolerated)
+    Control("failover", liveness="EventuallyInSync", cfg="MC_live_failover"),
     # the designs RIP-44 replaced (issue 15; conformance/compare.py checks each property alone). Their cfgs run in
     # seconds (CI); their walks join the default grid once the grid has their configurations. 4.x master-slave loses
     # an acknowledged message on the operator's failover, ASYNC_MASTER at once, SYNC_MASTER after SLAVE_NOT_AVAILABLE
@@ -250,6 +262,15 @@ def breaks(policy: str, options: Mapping[str, Any], processes: int | None = None
     mixed = [name for c in controller if c.policy == "rocketmq" and c.options and c.options.items() <= options.items()
              for name in c.breaks]
     return tuple(dict.fromkeys([*exact, *alone, *mixed]))
+
+
+def findings(drawn: Collection[str]) -> tuple[str, ...]:
+    """The liveness properties the code itself breaks (the rows that are findings) in runs that draw the fault actions
+    ``drawn``: a finding needing a fault not drawn is left out."""
+    return tuple(dict.fromkeys(c.liveness for c in CONTROLS if c.finding and c.liveness and set(c.faults) <= set(drawn)))
+
+
+FINDINGS = {c.cfg: c.liveness for c in CONTROLS if c.finding and c.cfg and c.liveness}  # spec configuration -> property
 
 
 def liveness_breaks(policy: str, options: Mapping[str, Any], processes: int | None = None) -> tuple[str, ...]:

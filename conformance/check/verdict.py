@@ -28,7 +28,7 @@ from autoswitch.reference.liveness import LIVENESS_BY_NAME
 LIVENESS_VIOLATION = "liveness violation"
 LIVENESS_CONTROLS = "MC_live_neg_"  # the liveness negative controls: any liveness property may be the one violated
 # configurations where the code itself violates a liveness property (MODEL.md §9: a finding, not a control)
-LIVENESS_FINDINGS = {"MC_live_meta": "EventuallyRegistered", "MC_live_failover": "EventuallyInSync"}
+LIVENESS_FINDINGS = controls.FINDINGS
 # how check_with_tlc (tla/check.py) reports TLC's temporal violation (it imports no trace of it)
 TLC_TEMPORAL = "TLC reports a temporal property"
 

@@ -191,8 +191,11 @@ class SimConfig:
     @property
     def tolerated(self) -> tuple[str, ...]:
         """Known breaks other than the control: recorded when they fail, but a walk goes on to look
-        for the control (as a TLC negative-control config checks only its invariant)."""
-        return tuple(b for b in self.breaks if b != self.control)
+        for the control (as a TLC negative-control config checks only its invariant). A liveness configuration also
+        tolerates the code's own findings its walks can meet (controls.findings)."""
+        drawn = [move for move, weight in self.weights().items() if weight > 0] if self.live else []
+        found = controls.findings(drawn) if self.live else ()
+        return tuple(dict.fromkeys(b for b in (*self.breaks, *found) if b != self.control))
 
     @property
     def warm(self) -> bool:

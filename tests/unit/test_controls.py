@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from autoswitch.conformance.check.specconfig import SPEC_DIR_ENV, SpecDirError, load_spec_config, spec_dir, use_spec_dir
 from autoswitch.conformance.cli import main
-from autoswitch.conformance.controls import CONTROLS, SIMULATE, by_cfg, expected_violation, in_default, liveness_breaks
+from autoswitch.conformance.controls import CONTROLS, SIMULATE, by_cfg, expected_violation, findings, in_default, liveness_breaks
 from autoswitch.conformance.engines import OPTION_FIELDS, config_from_meta, spec_constant
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, DEFAULT_WEIGHTS, MOVES, Drawer, grid
 from autoswitch.reference import Options
@@ -44,7 +44,7 @@ def test_liveness_rows_name_the_contracts_configurations_and_properties() -> Non
     live = {c.cfg: c.liveness for c in CONTROLS if c.cfg and c.cfg.startswith("MC_live")}
     assert live == {"MC_live_reg": None, "MC_live_data": None, "MC_live_neg_retry": "EventuallyRegistered",
                     "MC_live_neg_reelect": "EventuallyMaster", "MC_live_neg_reentry": "EventuallyInSync",
-                    "MC_live_meta": "EventuallyRegistered", "MC_live_ms": "EventuallyMaster",
+                    "MC_live_meta": "EventuallyRegistered", "MC_live_failover": "EventuallyInSync", "MC_live_ms": "EventuallyMaster",
                     "MC_live_dledger2": "EventuallyMaster", "MC_live_dledger3": None}
     assert all(c.liveness in LIVENESS_BY_NAME for c in CONTROLS if c.liveness)
     assert all(c.invariant is None for c in CONTROLS if c.liveness)  # one property per row: what its cfg must break
@@ -55,6 +55,12 @@ def test_liveness_rows_name_the_contracts_configurations_and_properties() -> Non
     assert liveness_breaks("kip279", {"reelect_scan": False, "register_retry": False}) == (
         "EventuallyRegistered", "EventuallyInSync", "EventuallyMaster")  # retry-off and reelect-off tolerate the code's finding
     assert liveness_breaks("rocketmq", {}) == ()
+    # the code's findings: every liveness walk tolerates the failover one; meta-loss only where the fault is drawn
+    assert [c.name for c in CONTROLS if c.finding] == ["meta-loss", "failover"]
+    assert findings(["Crash", "Restart"]) == ("EventuallyInSync",)
+    assert findings(["ControllerMetadataLoss"]) == ("EventuallyRegistered", "EventuallyInSync")
+    assert grid()["safe-rocketmq-2p-live"].control is None and grid()["safe-rocketmq-2p-live"].tolerated == ("EventuallyInSync",)
+    assert grid()["safe-rocketmq-2p"].tolerated == ()
 
 
 @pytest.mark.parametrize("row", [c for c in CONTROLS if c.trace], ids=lambda c: c.name)
