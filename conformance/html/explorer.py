@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from autoswitch.conformance.paths import file_under
+from autoswitch.conformance.simulation.store import write_atomic
 from autoswitch.conformance.trace.components import (
     EPOCH_FILE,
     EPOCH_FILE_OPS,
@@ -342,7 +344,10 @@ def _script_json(data: Any) -> str:
 
 def explorer_page(path: str) -> str:
     """The self-contained HTML page of the trace at ``path`` (issue 14's DOM contract; assets/explorer.js renders it)."""
-    data = explorer_data(path)
+    return _page(explorer_data(path))
+
+
+def _page(data: dict[str, Any]) -> str:
     violations = ",".join(map(str, data["violations"]))
     loop = "" if data["loop"] is None else f' data-loop="{data["loop"]}"'
     title = html.escape(data["name"])
@@ -419,34 +424,35 @@ def _index_page(rows: list[tuple[str, str | None, dict[str, Any] | None, str | N
 
 
 def write_page(trace: str, out: Path) -> dict[str, Any]:
-    """Write the page of ``trace`` to ``out`` (its folder made); returns the page's data."""
-    text = explorer_page(trace)
+    """Write the page of ``trace`` to the file ``out`` (atomically; its folder made); returns the page's data."""
+    data = explorer_data(trace)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    return json.loads(text.split('id="trace-data">', 1)[1].split("</script>", 1)[0])
+    write_atomic(out, _page(data).encode("utf-8"))
+    return data
 
 
-def page_name(trace: str, root: str | None) -> str:
-    """The page of ``trace`` inside an output folder: its path under ``root`` (the folder named), ``.html`` for ``.json``
-    and ``.itf.json``."""
-    rel = Path(trace).relative_to(root) if root is not None else Path(Path(trace).name)
+def page_name(trace: str, root: str) -> str:
+    """The page of ``trace`` (found under the folder ``root``) in an output folder: its path under ``root``, ending
+    ``.html`` for ``.itf.json`` or ``.json``."""
+    rel = Path(trace).relative_to(root)
     name = rel.name.removesuffix(".json").removesuffix(".itf")
-    return str(rel.with_name(name + ".html"))
+    return rel.with_name(name + ".html").as_posix()
 
 
-def write_pages(traces: list[str], out: Path, root: str | None) -> Iterator[tuple[str, str | None, Exception | None]]:
-    """Write one page per trace under ``out`` and ``index.html`` linking them; yields (trace, page path, error) per trace:
-    a malformed trace (``TraceError``) or an engine's failure is reported and the others still written."""
+def write_pages(traces: list[str], root: str, out: Path) -> Iterator[tuple[str, Path | None, Exception | None]]:
+    """Write one page per trace (found under the folder ``root``) under ``out``, then ``index.html`` linking them; yields
+    (trace, page, None) per page written and (trace, None, error) per trace that could not be: a malformed trace
+    (``TraceError``, an ``InputError``) or an engine's failure, reported while the others are still written."""
     rows: list[tuple[str, str | None, dict[str, Any] | None, str | None]] = []
     for trace in traces:
         name = page_name(trace, root)
         try:
-            data = write_page(trace, out / name)
-        except Exception as e:  # noqa: BLE001 - one bad trace must not stop a directory
+            page = file_under(out, name)
+            data = write_page(trace, page)
+        except Exception as e:  # noqa: BLE001 - one bad trace must not stop a folder
             rows.append((trace, None, None, str(e)))
             yield trace, None, e
             continue
         rows.append((trace, name, data, None))
-        yield trace, str(out / name), None
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(_index_page(rows), encoding="utf-8")
+        yield trace, page, None
+    write_atomic(out / "index.html", _index_page(rows).encode("utf-8"))
