@@ -301,7 +301,7 @@ def explain(path: str, html_out: str | None) -> None:
         _explain_html(path, html_out)
         return
     if os.path.isdir(path):
-        raise click.BadParameter(f"{path} is a folder: explain reads one trace, or a folder with --html OUTDIR", param_hint="PATH")
+        raise click.BadParameter(f"{path} is a directory: explain reads one trace; a directory needs --html OUTDIR", param_hint="PATH")
     from autoswitch.conformance.trace.explain import explain as lines
 
     try:
