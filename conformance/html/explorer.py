@@ -52,7 +52,6 @@ from autoswitch.conformance.trace.replay import (
     handshake,
     show,
     truncation_post,
-    validate_walk,
 )
 from autoswitch.reference import epoch_file
 from autoswitch.reference.designs import master_processes
@@ -76,6 +75,8 @@ def _lane_marks(marks: dict[str, dict[str, list]], lane: str) -> dict[str, list]
 
 
 def _add(marks: dict[str, dict[str, list]], lane: str, key: str, *values: Any) -> None:
+    if not values:
+        return
     got = _lane_marks(marks, lane)[key]
     got.extend(x for x in values if x not in got)
 
@@ -200,8 +201,7 @@ def _liveness(trace: Trace, expected: Any) -> tuple[Any, str | None, set[int]]:
 
 
 def _walk(trace: Trace) -> dict[str, Any]:
-    config, expected = validate_walk(trace)
-    _, steps = replay_walk(trace)
+    config, expected, steps = replay_walk(trace)
     prop, process, where = _liveness(trace, expected)
     states, before, shown = [], None, None
     for step in steps:
