@@ -121,6 +121,7 @@ def test_a_lasso_gives_its_loop_and_fails_in_every_state_of_it() -> None:
     assert data["violations"] == list(range(trace.loop, len(trace.states)))
     assert all(s["broken"] == ["EventuallyAnswered"] for s in data["states"][trace.loop:])
     assert data["liveness"] == "EventuallyAnswered of p1"
+    assert {p: m["fields"] for p, m in data["states"][trace.loop]["marks"].items()} == {"p1": ["regState", "role", "confirmOffset"]}
 
 
 def _expected_violations(path: str, data: dict) -> None:
