@@ -168,6 +168,7 @@
     if (loop !== null) {
       var marker = el("li", "loop-marker", "\u21BA back to " + loop);
       marker.title = "a lasso: the last state equals state " + loop + "; the behaviour loops from there for ever";
+      marker.addEventListener("click", function () { show(loop); });
       list.appendChild(marker);
     }
   }
