@@ -40,7 +40,7 @@ from autoswitch.conformance.logs.merge import Merged, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
 from autoswitch.conformance.trace.vocabulary import same
-from autoswitch.reference import NotEnabled, System, initial_system
+from autoswitch.reference import NotEnabled, System, codes, initial_system
 from autoswitch.reference.actions import ACTIONS, ADDR, BROKER_ID, BROKER_IDS, FLAG, LOST, PEER, PROCESS, REQUEST, TRIGGER, TRIGGERS
 from autoswitch.reference.faults import LATE_REQUESTS
 from autoswitch.reference.liveness import NEW_FAULTS
@@ -245,11 +245,12 @@ class _Frame:
     """A node of the search: its state, the events consumed per node, the unobserved steps left (``budget``) and how it
     was reached (``via``: the action and outcome of a step, and the event it consumed, if it did)."""
 
-    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "via", "children")
+    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "full", "via", "children")
 
     def __init__(self, s: System, fp: int, consumed: tuple[int, ...], budget: int, fresh: bool,
-                 via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None):
+                 via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None, full: bool = True):
         self.s, self.fp, self.consumed, self.budget, self.fresh, self.via = s, fp, consumed, budget, fresh, via
+        self.full = full
         self.children: Iterator[_Frame] | None = None
 
 
@@ -281,7 +282,8 @@ class Search:
         self.stack: list[_Frame] = []
 
     def _consume(self, e: Event, s: System) -> tuple[list[tuple[System, Mapping[str, Any] | None, Mapping[str, Any] | None]], Miss]:
-        """The states after event ``e`` from ``s`` (with the record and outcome of its step), and the nearest miss."""
+        """The states after event ``e`` from ``s`` (with the record and outcome of its step), and the nearest miss;
+        the preferred first (:func:`_preferred`)."""
         if e.action is None:
             miss = _miss(e, s)
             return ([(s, None, None)], miss) if miss is None else ([], miss)
@@ -298,6 +300,7 @@ class Search:
                 fits.append((w, record, outcome))
             elif miss.distance < nearest.distance:
                 nearest = miss
+        fits.sort(key=lambda fit: not _preferred(e, fit[1], fit[2]))
         return fits, nearest
 
     def _steps_since_event(self) -> tuple[Mapping[str, Any], ...]:
@@ -323,13 +326,14 @@ class Search:
 
     def _children(self, frame: _Frame) -> Iterator[_Frame]:
         consumed, s = frame.consumed, frame.s
-        if frame.fresh:  # iterative deepening of the unobserved steps before the next event
+        if frame.fresh:  # iterative deepening of the unobserved steps before the next event; the last level in full
             for budget in self.levels:
-                yield _Frame(s, frame.fp, consumed, budget, False, None)
+                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == self.max_gap)
             return
         front = self.merged.first_unconsumed(consumed)
         if front > self.best:
             self.best, self.found, self.found_fps = front, [], set()
+        deferred: list[_Frame] = []
         for k in self.merged.eligible(consumed):
             e = self.merged.events[self.merged.by_node[k][consumed[k]]]
             fits, miss = self._consume(e, s)
@@ -337,9 +341,19 @@ class Search:
                 self._note(e, s, frame.fp, self.max_gap - frame.budget, miss)
             after = consumed[:k] + (consumed[k] + 1,) + consumed[k + 1:]
             for w, record, outcome in fits:
-                yield _Frame(w, frame.fp if w is s else self.fingerprints(w), after, self.max_gap, True, (record, outcome, e.index))
+                child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, self.max_gap, True, (record, outcome, e.index))
+                if _preferred(e, record, outcome):
+                    yield child
+                elif frame.full:
+                    deferred.append(child)
+        yield from self._unobserved(frame)
+        yield from deferred
+
+    def _unobserved(self, frame: _Frame) -> Iterator[_Frame]:
+        """The unobserved steps from ``frame``: the actions of Next enabled there that change the state."""
         if frame.budget == 0:
             return
+        consumed, s = frame.consumed, frame.s
         actions, runs, opts = self.actions.all, self.runs, self.opts
         for i in self.actions.candidates(s):
             if i in self.skipped:
@@ -350,7 +364,7 @@ class Search:
                 continue
             wfp = self.fingerprints(w)
             if wfp != frame.fp:
-                yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None))
+                yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full)
 
     def run(self) -> list[_Frame] | None:
         """The frames of an explanation from Init, or None (refused); raises _GaveUp past ``max_states``."""
@@ -366,13 +380,16 @@ class Search:
             child = next(top.children, None)
             if child is None:
                 stack.pop()
-                key = (top.fp, top.consumed)
+                key = (top.fp, top.consumed, top.full)
                 memo[key] = max(memo.get(key, -1), max_gap if top.fresh else top.budget)
                 continue
             if child.fresh and sum(child.consumed) == total:
                 stack.append(child)
                 return stack
-            if memo.get((child.fp, child.consumed), -1) >= (max_gap if child.fresh else child.budget):
+            failed = memo.get((child.fp, child.consumed, True), -1)
+            if not child.full:
+                failed = max(failed, memo.get((child.fp, child.consumed, False), -1))
+            if failed >= (max_gap if child.fresh else child.budget):
                 continue
             if not child.fresh:
                 self.expanded += 1
@@ -385,6 +402,14 @@ class Search:
     def candidates(self) -> tuple[Candidate, ...]:
         found = sorted(self.found, key=lambda f: (f.candidate.miss.distance, f.gap))
         return tuple(f.candidate for f in found[:SHOWN])
+
+
+def _preferred(e: Event, record: Mapping[str, Any] | None, outcome: Mapping[str, Any] | None) -> bool:
+    """Whether a step consuming ``e`` is one the search tries early: it succeeds (OK, SUCCESS) and loses no response
+    the log left open (a ``lost`` it leaves out is false). The others are tried only with the full gap."""
+    if record is None or outcome is None:
+        return True
+    return outcome.get("code") in (codes.OK, codes.SUCCESS) and not ("lost" in e.missing and record.get("lost"))
 
 
 class _GaveUp(Exception):
