@@ -19,7 +19,8 @@ from attrs import frozen
 from autoswitch.conformance.engines import Config, config_from_meta, show_name
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import decode, printable
-from autoswitch.conformance.trace.replay import TEXT_META
+from autoswitch.conformance.check.specconfig import SWITCHES
+from autoswitch.conformance.trace.replay import LASSO_NEXT, TEXT_META
 from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_json, check_value, parse_json, read_text
 from autoswitch.conformance.trace.vocabulary import action_problem, process_params
 from autoswitch.reference.actions import (
@@ -40,6 +41,7 @@ from autoswitch.reference.actions import (
     Kind,
 )
 from autoswitch.reference.faults import LATE_REQUESTS
+from autoswitch.reference.liveness import NEW_FAULTS
 from autoswitch.reference.invariants import CONTROLLER_VARS, DATA_VARS, DESIGN_VARS, PROCESS_VARS
 from autoswitch.reference.variables import VARIABLES
 
@@ -52,7 +54,7 @@ PROCESS_OBSERVED = (*PROCESS_VARS, *(v for v in DATA_VARS if v not in ("nextMsg"
 # A parameter a log may leave out: one whose values the search can enumerate (its domain in the configuration).
 ENUMERABLE = (PROCESS, PEER, ADDR, BROKER_ID, BROKER_IDS, LOST, FLAG, TRIGGER, REQUEST)
 # #meta keys of a trace a log does not read (one broker set; no expectation: the search finds what happens)
-REFUSED_META = ("expect", "brokerSets", "kind", "next", "loop")
+REFUSED_META = ("expect", "brokerSets", "kind", "loop")
 MAX_EVENTS = MAX_STATES  # events of one log
 MAX_FILES = 256  # files of one log's folder
 assert set(CONTROLLER_VARS) | set(PROCESS_OBSERVED) <= set(VARIABLES)
@@ -187,12 +189,25 @@ class _Reader:
         for key in TEXT_META:
             if key in meta and not isinstance(meta[key], str):
                 raise self.fail(line, f"meta.{key}", f"must be a string, got {show_name(meta[key])}")
+        if "next" in meta:
+            self.next_domains(meta["next"], line)
         complete = meta.get("complete", [])
         if not isinstance(complete, list) or len(set(map(str, complete))) != len(complete) or \
                 not all(isinstance(t, str) and t in ACTIONS and ACTIONS[t].run is not None for t in complete):
             raise self.fail(line, "meta.complete", f"a list of distinct action tags, each logged every time it happens; got "
                             f"{show_name(complete)}")
         return dict(meta)
+
+    def next_domains(self, nxt: Any, line: int) -> None:
+        """``meta.next``: the domains of Next of the unobserved steps, as a lasso's ``#meta.next`` (replay.LASSO_NEXT)."""
+        if not isinstance(nxt, dict) or set(nxt) != set(LASSO_NEXT):
+            raise self.fail(line, "meta.next", f"the domains of Next of the unobserved steps: exactly {', '.join(LASSO_NEXT)}")
+        known = {"brokerIds": lambda x: type(x) is int and 1 <= x <= 64, "switches": lambda x: x in SWITCHES,
+                 "faults": lambda x: x in NEW_FAULTS}
+        for key, ok in known.items():
+            if not isinstance(nxt[key], list) or not all(isinstance(x, int | str) and ok(x) for x in nxt[key]) \
+                    or len(set(nxt[key])) != len(nxt[key]) or (key == "brokerIds" and not nxt[key]):
+                raise self.fail(line, f"meta.next.{key}", f"{LASSO_NEXT[key]}, each once; got {show_name(nxt[key])}")
 
     def action(self, raw: Any, line: int, node: str, design: str) -> tuple[dict[str, Any], tuple[str, ...]]:
         if not isinstance(raw, dict) or any(k.startswith("#") for k in raw):

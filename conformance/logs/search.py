@@ -140,17 +140,19 @@ def _brief(action: Mapping[str, Any]) -> str:
 @frozen
 class LogDomains:
     """The domains of Next for a log (explore.Domains): the configuration's processes, each one's address and every
-    address the log names, broker ids 1..max(processes, the largest id the log names), the data path, and the faults
-    of MODEL.md §9."""
+    address the log names; the header's ``next`` (as a lasso's ``#meta.next``: broker ids, switches, faults), else broker
+    ids 1..max(processes, the largest id the log names), the data path and every fault of MODEL.md §9 (as a
+    simulation walk draws them)."""
 
     processes: tuple[str, ...]
     addrs: Mapping[str, tuple[str, ...]]
     broker_ids: tuple[int, ...]
     design: str
     faults: frozenset[str] = frozenset(NEW_FAULTS)
+    switches: frozenset[str] = NEXT_SWITCHES
 
     def switch(self, name: str) -> bool:
-        return name in NEXT_SWITCHES
+        return name in self.switches
 
     def bound(self, name: str) -> int:
         return 1 << 62  # MaxMsgs: a log's writes are not bounded
@@ -195,8 +197,12 @@ def log_domains(log: Log) -> LogDomains:
                 ids.update(_ints(e.observe[name]))
     ids = {i for i in ids if 1 <= i <= 64}
     processes = tuple(sorted(config.processes))
-    return LogDomains(processes, {p: tuple(dict.fromkeys([config.processes[p], *sorted(set(addrs))])) for p in processes},
-                      tuple(range(1, max(ids) + 1)), config.options.design)
+    addresses = {p: tuple(dict.fromkeys([config.processes[p], *sorted(set(addrs))])) for p in processes}
+    nxt = log.meta.get("next")
+    if nxt is not None:
+        return LogDomains(processes, addresses, tuple(nxt["brokerIds"]), config.options.design, frozenset(nxt["faults"]),
+                          frozenset(nxt["switches"]))
+    return LogDomains(processes, addresses, tuple(range(1, max(ids) + 1)), config.options.design)
 
 
 def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
