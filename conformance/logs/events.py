@@ -313,12 +313,14 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
     meta: dict[str, Any] | None = None
     first: tuple[str, int] | None = None
     for reader, lines in zip(readers, parsed, strict=True):
-        if lines and lines[0][0] == 1 and HEADER in lines[0][1] and set(lines[0][1]) == {HEADER}:
-            header = reader.header(lines[0][1], 1)
+        for n, raw in lines:
+            if HEADER not in raw:
+                continue
+            header = reader.header(raw, n)  # only a first line, only 'meta'
             if meta is not None and header != meta:
                 assert first is not None
-                raise reader.fail(1, HEADER, f"differs from the header of {first[0]}: several headers of one log are equal")
-            meta, first = header, (reader.path, 1)
+                raise reader.fail(n, HEADER, f"differs from the header of {first[0]}: several headers of one log are equal")
+            meta, first = header, (reader.path, n)
     if meta is not None:
         assert first is not None
         found, field, problem = config_from_meta(meta)
@@ -337,7 +339,6 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
         reader.processes = config.processes
         for n, raw in lines:
             if HEADER in raw:
-                reader.header(raw, n)  # a header not on line 1, or with other keys: refused there
                 continue
             event = reader.event(raw, n, config.options.design)
             if home.setdefault(event.node, reader.path) != reader.path:
