@@ -108,3 +108,24 @@ def test_a_gap_too_small_refuses_where_the_unobserved_steps_are_needed() -> None
     verdict = validate(read_log(EXAMPLE), max_gap=3)
     assert verdict.status == REFUSED and verdict.event is not None
     assert verdict.event.where.endswith("p1.ndjson:1")  # p1 registers after 4 unobserved steps of its own
+
+
+def test_engine_impl_refuses_at_the_event_where_the_implementation_diverges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explanation found on the reference is replayed on the implementation; a divergence there (here one made up
+    at the state of p1's Write, the log's 5th event) refuses the log at that event, the divergence as its miss."""
+    from autoswitch.conformance.logs import search
+    from autoswitch.conformance.trace.replay import DIVERGENCE, Result
+
+    explained = validate(EXAMPLE)
+    assert explained.trace is not None
+    at = next(i for i, s in enumerate(explained.trace) if s["action"]["tag"] == "Write")
+
+    def diverging(trace, engine):  # noqa: ANN001, ANN202 - replay_trace's stand-in
+        assert engine == "impl"
+        return Result(trace.path, engine, DIVERGENCE, len(trace.states), at, at, "log['p1']", "[(1, 1)]", "[]", "made up")
+    monkeypatch.setattr(search, "replay_trace", diverging)
+    verdict = validate(EXAMPLE, engine="impl")
+    assert verdict.status == REFUSED and verdict.engine == "impl"
+    assert verdict.event is not None and verdict.event.where.endswith("p1.ndjson:3")
+    assert verdict.candidates[0].miss.field == "log['p1']" and f"at its state {at}" in verdict.reason
+    assert verdict.trace == explained.trace
