@@ -1,6 +1,5 @@
 """``autoswitch validate``: every option, the exit codes (0 every log explained, 1 one refused or given up, 2 a bad log -
-the others still run -, a usage error), ``--out`` replayed on both engines, and Spark giving the verdicts this process
-gives."""
+the others still run -, a usage error), ``--out`` replayed on both engines (Spark: tools/test_validate_spark.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from pathlib import Path
 import pytest
 from cli_cases import CHECKOUT, Case, run_case
 
-from autoswitch.conformance.logs.batch import Settings, validate_many
 from autoswitch.conformance.trace.replay import replay_file
 
 EXAMPLE = CHECKOUT / "traces/logs/failover"
@@ -79,15 +77,3 @@ def test_out_replays_on_both_engines_and_a_refusal_is_written(tmp_path: Path) ->
     refusal = (tmp_path / "out/falsified.refusal.txt").read_text()
     assert "first unexplained event: #12" in refusal and "nearest miss: field role['p2']" in refusal
 
-
-@pytest.mark.slow
-def test_spark_gives_the_verdicts_of_this_process(tmp_path: Path) -> None:
-    log_files(tmp_path)
-    logs = [str(EXAMPLE), str(tmp_path / "falsified"), str(tmp_path / "malformed.ndjson")]
-    here, _, where = validate_many(logs, Settings(), "none")
-    spark, _, on = validate_many(logs, Settings(), "local[2]")
-    assert where == "this process" and on.startswith("Spark local[2]")
-    assert [r.status for r in spark] == [r.status for r in here] == ["explained", "refused", "malformed"]
-    assert [(r.path, r.events, r.expanded, r.memo, r.itf) for r in spark] == [(r.path, r.events, r.expanded, r.memo, r.itf)
-                                                                               for r in here]
-    assert spark[1].text.split("\n")[1:] == here[1].text.split("\n")[1:] and spark[2].text == here[2].text
