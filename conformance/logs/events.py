@@ -16,10 +16,10 @@ from typing import Any
 
 from attrs import frozen
 
+from autoswitch.conformance.check.specconfig import SWITCHES
 from autoswitch.conformance.engines import Config, config_from_meta, show_name
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import decode, printable
-from autoswitch.conformance.check.specconfig import SWITCHES
 from autoswitch.conformance.trace.replay import LASSO_NEXT, TEXT_META
 from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_json, check_value, parse_json, read_text
 from autoswitch.conformance.trace.vocabulary import action_problem, process_params
@@ -41,8 +41,8 @@ from autoswitch.reference.actions import (
     Kind,
 )
 from autoswitch.reference.faults import LATE_REQUESTS
-from autoswitch.reference.liveness import NEW_FAULTS
 from autoswitch.reference.invariants import CONTROLLER_VARS, DATA_VARS, DESIGN_VARS, PROCESS_VARS
+from autoswitch.reference.liveness import NEW_FAULTS
 from autoswitch.reference.variables import VARIABLES
 
 CONTROLLER_NODE = "controller"

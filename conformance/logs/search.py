@@ -41,7 +41,19 @@ from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
 from autoswitch.conformance.trace.vocabulary import same
 from autoswitch.reference import NotEnabled, System, codes, initial_system
-from autoswitch.reference.actions import ACTIONS, ADDR, BROKER_ID, BROKER_IDS, FLAG, LOST, PEER, PROCESS, REQUEST, TRIGGER, TRIGGERS
+from autoswitch.reference.actions import (
+    ACTIONS,
+    ADDR,
+    BROKER_ID,
+    BROKER_IDS,
+    FLAG,
+    LOST,
+    PEER,
+    PROCESS,
+    REQUEST,
+    TRIGGER,
+    TRIGGERS,
+)
 from autoswitch.reference.faults import LATE_REQUESTS
 from autoswitch.reference.liveness import NEW_FAULTS
 from autoswitch.reference.variables import VARIABLES, variables
@@ -218,7 +230,7 @@ def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
             PROCESS: procs, PEER: [q for q in procs if q != process], LOST: (False, True), FLAG: (False, True),
             TRIGGER: TRIGGERS, REQUEST: LATE_REQUESTS, BROKER_ID: domains.broker_ids,
             BROKER_IDS: [frozenset(c) for r in range(len(domains.broker_ids) + 1) for c in itertools.combinations(domains.broker_ids, r)],
-            ADDR: domains.addrs[process] if process in domains.addrs else sorted({a for a in domains.addrs.values() for a in a}),
+            ADDR: domains.addrs[process] if process in domains.addrs else sorted({a for addrs in domains.addrs.values() for a in addrs}),
         }[kind]
         choices.append(values)
     return [{**e.action, **dict(zip(e.missing, combo, strict=True))} for combo in itertools.product(*choices)]
@@ -245,6 +257,9 @@ def _miss(e: Event, s: System) -> Miss | None:
                 where, want, got = f"{where}[{key!r}]", want.get(key, "<absent>"), got.get(key, "<absent>")
             first = (where, show(want), show(got))
     return None if first is None else Miss(*first, count)
+
+
+Fit = tuple[System, Mapping[str, Any] | None, Mapping[str, Any] | None]  # a state after an event, its step's record, outcome
 
 
 class _Frame:
@@ -278,7 +293,7 @@ class Search:
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
         self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete}
         self.fingerprints = Fingerprints()
-        self.memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.memo: dict[tuple[int, tuple[int, ...], bool], int] = {}  # (fingerprint, consumed, full) -> budget failed
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
         self.expanded = 0
         self.levels = sorted({0, *(1 << k for k in range(max_gap.bit_length()) if 1 << k < max_gap), max_gap})
@@ -287,13 +302,14 @@ class Search:
         self.found_fps: set[int] = set()
         self.stack: list[_Frame] = []
 
-    def _consume(self, e: Event, s: System) -> tuple[list[tuple[System, Mapping[str, Any] | None, Mapping[str, Any] | None]], Miss]:
+    def _consume(self, e: Event, s: System) -> tuple[list[Fit], Miss | None]:
         """The states after event ``e`` from ``s`` (with the record and outcome of its step), and the nearest miss;
         the preferred first (:func:`_preferred`)."""
         if e.action is None:
             miss = _miss(e, s)
             return ([(s, None, None)], miss) if miss is None else ([], miss)
-        fits, nearest = [], Miss("action", "enabled", "not enabled", NOT_ENABLED)
+        fits: list[Fit] = []
+        nearest = Miss("action", "enabled", "not enabled", NOT_ENABLED)
         for record in self.records[e.index]:
             try:
                 w, outcome = ACTIONS[record["tag"]].run(s, record, self.opts)  # type: ignore[misc]
@@ -344,6 +360,7 @@ class Search:
             e = self.merged.events[self.merged.by_node[k][consumed[k]]]
             fits, miss = self._consume(e, s)
             if not fits and e.index == self.best:
+                assert miss is not None
                 self._note(e, s, frame.fp, self.max_gap - frame.budget, miss)
             after = consumed[:k] + (consumed[k] + 1,) + consumed[k + 1:]
             for w, record, outcome in fits:
