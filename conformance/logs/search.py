@@ -7,7 +7,8 @@ node's next event must precede): its action, each completion of the parameters i
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
 changes nothing. Between two events the unobserved steps are searched by iterative deepening (at most 0, 1, 2, 4, ...
-``max_gap`` of them), so that the explanation found takes few; a node that failed with ``k`` steps left is memoised by
+``max_gap`` of them), so that the explanation found takes few, and an event's completion that a request refuses or a
+response lost is tried only in the last, full round; a node that failed with ``k`` steps left is memoised by
 (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
@@ -428,9 +429,10 @@ class Search:
 
 
 def _preferred(e: Event, record: Mapping[str, Any] | None, outcome: Mapping[str, Any] | None) -> bool:
-    """Whether a step consuming ``e`` is one the search tries early: it succeeds (OK, SUCCESS) and loses no response
-    the log left open (a ``lost`` it leaves out is false). The others are tried only with the full gap."""
-    if record is None or outcome is None:
+    """Whether a step consuming ``e`` is one the search tries early: an event that names every parameter, or a
+    completion that succeeds (OK, SUCCESS) and loses no response (a ``lost`` left out is false). The others (a request
+    refused, a response lost, where the log did not say so) are tried only with the full gap."""
+    if record is None or outcome is None or not e.missing:
         return True
     return outcome.get("code") in (codes.OK, codes.SUCCESS) and not ("lost" in e.missing and record.get("lost"))
 
