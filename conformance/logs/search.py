@@ -6,10 +6,12 @@ node's next event must precede): its action, each completion of the parameters i
 (reference/step.py) and every variable it observes equal the model's after it (vocabulary.same; without an action, the
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
-changes nothing. Between two events the unobserved steps are searched by iterative deepening (at most 0, 1, 2, 4, ...
-``max_gap`` of them), so that the explanation found takes few, and an event's completion that a request refuses or a
-response lost is tried only in the last, full round; a node that failed with ``k`` steps left is memoised by
-(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
+changes nothing. The whole search runs with a gap of 0, 1, 2, 4, ... up to ``max_gap`` unobserved steps in turn (a
+wrong early choice is found wrong cheaply with a small gap); within a run, the steps between two events are searched by
+iterative deepening on the same rounds, so that the explanation found takes few, and an event's completion that a
+request refuses or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is
+memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or
+fewer; ``max_states`` bounds the nodes expanded by all runs together.
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
@@ -218,6 +220,11 @@ def log_domains(log: Log) -> LogDomains:
     return LogDomains(processes, addresses, tuple(range(1, max(ids) + 1)), config.options.design)
 
 
+def gaps(max_gap: int) -> list[int]:
+    """0, 1, 2, 4, ... up to ``max_gap``: the rounds of iterative deepening."""
+    return sorted({0, *(1 << k for k in range(max_gap.bit_length()) if 1 << k < max_gap), max_gap})
+
+
 def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
     """The action records of an event: its action with each value of each parameter it leaves out."""
     assert e.action is not None
@@ -297,7 +304,7 @@ class Search:
         self.memo: dict[tuple[int, tuple[int, ...], bool], int] = {}  # (fingerprint, consumed, full) -> budget failed
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
         self.expanded = 0
-        self.levels = sorted({0, *(1 << k for k in range(max_gap.bit_length()) if 1 << k < max_gap), max_gap})
+        self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
         self.found: list[_Found] = []
         self.found_fps: set[int] = set()
@@ -417,7 +424,7 @@ class Search:
                 continue
             if not child.fresh:
                 self.expanded += 1
-                if self.expanded > self.max_states:
+                if self.expanded >= self.max_states:
                     raise _GaveUp
             child.children = self._children(child)
             stack.append(child)
@@ -518,18 +525,23 @@ def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "refer
         log = read_log(log, config)
     merged = merge(log, skew)
     started = time.perf_counter()
-    search = Search(log, merged, max_gap, max_states)
     n = len(merged.events)
-    try:
-        frames = search.run()
-    except _GaveUp:
-        frames = None
-        status = GAVE_UP
-        reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; the log may need a smaller gap"
-    else:
-        status, reason = (EXPLAINED, "") if frames is not None else (REFUSED, "")
+    expanded = memo = 0
+    for gap in gaps(max_gap):  # the whole search with a small gap first: a wrong early choice is found wrong cheaply
+        search = Search(log, merged, gap, max_states - expanded)
+        try:
+            frames = search.run()
+        except _GaveUp:
+            frames = None
+            status = GAVE_UP
+            reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; the log may need a smaller gap"
+        else:
+            status, reason = (EXPLAINED, "") if frames is not None else (REFUSED, "")
+        expanded, memo = expanded + search.expanded, memo + len(search.memo)
+        if status != REFUSED:
+            break
     seconds = round(time.perf_counter() - started, 3)
-    size = (search.expanded, len(search.memo), seconds)
+    size = (expanded, memo, seconds)
     if frames is None:
         event = merged.events[search.best] if 0 <= search.best < n else None
         return Verdict(log.path, log.name, engine, status, n, *size, event=event, candidates=search.candidates(),
