@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import frozen
 
 from autoswitch.conformance.check.fingerprint import Fingerprints
@@ -67,6 +68,7 @@ MAX_STATES = 200_000  # nodes expanded before the search gives up
 SHOWN = 3  # candidate states a refusal shows
 KEPT = 64  # candidate states kept while searching (the nearest shown)
 NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any observed field differing counts 1)
+DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables where it differs from the first
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 
 
@@ -141,7 +143,7 @@ class Verdict:
             lines.append(printable(f"  first unexplained event: #{e.index} of the merged order, {e.where}: {e.describe()}"))
             for k, c in enumerate(self.candidates, 1):
                 steps = ", ".join(_brief(a) for a in c.steps) or "none"
-                view = ", ".join(f"{name}={show(value)}" for name, value in c.view.items())
+                view = ", ".join(f"{name}: {value}" if name == DIFFERS else f"{name}={show(value)}" for name, value in c.view.items())
                 lines.append(printable(f"  candidate {k}: after unobserved steps [{steps}]; {view}"))
                 lines.append(f"    nearest miss: {c.miss.describe()}")
         return "\n".join(lines)
@@ -288,6 +290,7 @@ class _Found:
     fp: int
     gap: int
     candidate: Candidate
+    state: System
 
 
 class Search:
@@ -349,7 +352,7 @@ class Search:
         self.found_fps.add(fp)
         view = {} if e.node == CONTROLLER_NODE else {"regState": _value(s, "regState", e.node), "role": _value(s, "role", e.node)}
         view.update({name: _value(s, name, e.node) for name in e.observe})
-        self.found.append(_Found(fp, gap, Candidate(self._steps_since_event(), view, miss)))
+        self.found.append(_Found(fp, gap, Candidate(self._steps_since_event(), view, miss), s))
         if len(self.found) > 2 * KEPT:
             self.found.sort(key=lambda f: (f.candidate.miss.distance, f.gap))
             del self.found[KEPT:]
@@ -431,8 +434,19 @@ class Search:
         return None
 
     def candidates(self) -> tuple[Candidate, ...]:
-        found = sorted(self.found, key=lambda f: (f.candidate.miss.distance, f.gap))
-        return tuple(f.candidate for f in found[:SHOWN])
+        """The nearest SHOWN candidates; after the first, each view also names the variables where the state differs
+        from the first's (two candidates may agree on everything else shown)."""
+        found = sorted(self.found, key=lambda f: (f.candidate.miss.distance, f.gap))[:SHOWN]
+        if not found:
+            return ()
+        first = variables(found[0].state)
+        out = [found[0].candidate]
+        for f in found[1:]:
+            other = variables(f.state)
+            differs = [name for name in first if not same(first[name], other[name])]
+            view = {**f.candidate.view, DIFFERS: ", ".join(differs) or "the fault count"}
+            out.append(attrs.evolve(f.candidate, view=view))
+        return tuple(out)
 
 
 def _preferred(e: Event, record: Mapping[str, Any] | None, outcome: Mapping[str, Any] | None) -> bool:
