@@ -20,7 +20,7 @@ from autoswitch.conformance.check.specconfig import SWITCHES
 from autoswitch.conformance.engines import Config, config_from_meta, show_name
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import decode, printable
-from autoswitch.conformance.trace.replay import LASSO_NEXT, TEXT_META
+from autoswitch.conformance.trace.replay import LASSO_NEXT, TEXT_META, show
 from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_json, check_value, parse_json, read_text
 from autoswitch.conformance.trace.vocabulary import action_problem, process_params
 from autoswitch.reference.actions import (
@@ -93,9 +93,9 @@ class Event:
         """The event in one line: its node, its action and what it observes."""
         parts = [f"node {self.node}"]
         if self.action is not None:
-            parts.append("action " + ", ".join(f"{k}={v!r}" for k, v in self.action.items()))
+            parts.append("action " + ", ".join(f"{k}={show(v)}" for k, v in self.action.items()))
         if self.observe:
-            parts.append("observe " + ", ".join(f"{k}={v!r}" for k, v in self.observe.items()))
+            parts.append("observe " + ", ".join(f"{k}={show(v)}" for k, v in self.observe.items()))
         return printable("; ".join(parts))
 
 

@@ -219,7 +219,7 @@ def log_domains(log: Log) -> LogDomains:
     if nxt is not None:
         return LogDomains(processes, addresses, tuple(nxt["brokerIds"]), config.options.design, frozenset(nxt["faults"]),
                           frozenset(nxt["switches"]))
-    return LogDomains(processes, addresses, tuple(range(1, max(ids) + 1)), config.options.design)
+    return LogDomains(processes, addresses, tuple(range(1, max(ids, default=0) + 1)), config.options.design)
 
 
 def gaps(max_gap: int) -> list[int]:
