@@ -326,6 +326,8 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
         found, field, problem = config_from_meta(meta)
         if found is None:
             raise LogError(first[0], first[1], field.replace("#meta", HEADER), problem)
+        if CONTROLLER_NODE in found.processes:
+            raise LogError(first[0], first[1], "meta.processes", f"{CONTROLLER_NODE!r} names the controller's node, not a process")
         config = found
     elif config is None:
         raise LogError(str(path), None, HEADER, "the log has no header line ({\"meta\": {...}}): name its configuration "

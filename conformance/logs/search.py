@@ -27,6 +27,7 @@ unobserved one), the divergence as its miss. Other behaviours are not searched o
 from __future__ import annotations
 
 import itertools
+import math
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,7 +40,7 @@ from attrs import frozen
 from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NextActions
-from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, read_log
+from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.merge import Merged, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -65,6 +66,7 @@ from autoswitch.reference.variables import VARIABLES, variables
 EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
 MAX_GAP = 8
 MAX_STATES = 200_000  # nodes expanded before the search gives up
+MAX_COMPLETIONS = 1024  # completions of one event's action (the values of the parameters it leaves out)
 SHOWN = 3  # candidate states a refusal shows
 KEPT = 64  # candidate states kept while searching (the nearest shown)
 NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any observed field differing counts 1)
@@ -243,6 +245,9 @@ def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
             ADDR: domains.addrs[process] if process in domains.addrs else sorted({a for addrs in domains.addrs.values() for a in addrs}),
         }[kind]
         choices.append(values)
+    if math.prod(map(len, choices)) > MAX_COMPLETIONS:
+        raise LogError(e.file, e.line, f"action.{e.missing[0]}", f"the parameters left out ({', '.join(e.missing)}) have more than "
+                       f"{MAX_COMPLETIONS} combinations of values in this log's domains: give them")
     return [{**e.action, **dict(zip(e.missing, combo, strict=True))} for combo in itertools.product(*choices)]
 
 

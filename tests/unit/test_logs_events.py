@@ -109,3 +109,20 @@ def test_an_empty_folder_or_log_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(LogError, match="there is none"):
         read_log(tmp_path / "empty")
+
+
+def test_the_controller_is_no_process(tmp_path: Path) -> None:
+    path = write(tmp_path / "x.ndjson", {"meta": {"processes": {"controller": "10.0.0.1:30911"}}}, REGISTER)
+    with pytest.raises(LogError, match="names the controller's node"):
+        read_log(path)
+
+
+def test_too_many_completions_are_bad_input(tmp_path: Path) -> None:
+    from autoswitch.conformance.logs.search import validate
+
+    many = {"meta": {**META["meta"], "next": {"brokerIds": list(range(1, 12)), "switches": ["DataPath", "AnySetAlter"],
+                                              "faults": []}}}
+    path = write(tmp_path / "x.ndjson", many, {"node": "p1", "ts": 1, "action": {"tag": "SendAlterSyncStateSet"}})
+    with pytest.raises(LogError, match="more than 1024 combinations") as caught:
+        validate(path)
+    assert (caught.value.line, caught.value.field) == (2, "action.newSyncStateSet")
