@@ -103,8 +103,9 @@ class Candidate:
 class Verdict:
     """The verdict on one log. ``trace``: the explanation's states (action, outcome, every variable), with ``meta`` its
     ``#meta``; ``event``: the first event no behaviour explains (refused, gave up), with ``candidates``; ``expanded``
-    and ``memo``: the search's size (nodes expanded, memo entries); ``unobserved``: steps of the explanation no event
-    names."""
+    and ``memo``: the search's size (nodes expanded, memo entries, over every run); ``unobserved``: steps of the
+    explanation no event names; ``consumed``: the events explained (refused: those before ``event`` in the candidate
+    order)."""
 
     path: str
     name: str
@@ -553,7 +554,7 @@ def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "refer
         except _GaveUp:
             frames = None
             status = GAVE_UP
-            reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; the log may need a smaller gap"
+            reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; a smaller --max-gap, or the header's complete and next, narrow the search"
         else:
             status, reason = (EXPLAINED, "") if frames is not None else (REFUSED, "")
         expanded, memo = expanded + search.expanded, memo + len(search.memo)
