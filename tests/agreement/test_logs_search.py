@@ -49,6 +49,15 @@ def drop_crash(files: Lines) -> None:
                         "observe": {"regState": "INITIAL"}})
 
 
+@pytest.mark.parametrize("name", ["failover", "registration.ndjson"])
+def test_every_committed_example_is_explained_and_replays_on_both_engines(tmp_path: Path, name: str) -> None:
+    verdict = validate(EXAMPLE.parent / name)
+    assert verdict.status == EXPLAINED, verdict.describe()
+    path = tmp_path / f"{verdict.name}.itf.json"
+    path.write_text(verdict.itf())
+    assert all(replay_file(str(path), engine).ok for engine in ("reference", "impl"))
+
+
 def test_the_example_is_explained_and_its_explanation_replays_on_both_engines(tmp_path: Path) -> None:
     verdict = validate(EXAMPLE)
     assert verdict.status == EXPLAINED, verdict.describe()
