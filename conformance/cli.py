@@ -20,6 +20,7 @@ from rich.table import Table
 
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
+from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
@@ -167,6 +168,54 @@ def _summary(results: list, engines: list[str]) -> None:
         counts = Counter(r.status for r in mine)
         table.add_row(engine, *(str(counts[s]) for s in statuses), str(sum(r.consumed for r in mine)))
     console.print(table)
+
+
+@main.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path())
+@click.option("--config", "config_name", default=None, metavar="NAME",
+              help="The simulation configuration (e.g. safe-rocketmq-3p) of a log without a header line.")
+@click.option("--max-gap", type=click.IntRange(min=0), default=MAX_GAP, show_default=True,
+              help="Unobserved steps allowed between two events.")
+@click.option("--skew", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Clock skew (ms): two nodes' events whose timestamps differ by at most this may occur in either order.")
+@click.option("--engine", type=click.Choice(KINDS), default="reference", show_default=True,
+              help="reference: search the reference model; impl: also replay the explanation on the implementation.")
+@click.option("--max-states", type=POSITIVE, default=MAX_STATES, show_default=True,
+              help="States a log's search may expand before it gives up (exit 1).")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Write OUT/<log>.itf.json for each explained log, OUT/<log>.refusal.txt for each refused one.")
+@click.option("--master", default=None, help="Run the logs on Spark (local[2], spark://host:port...); default: in this "
+              "process up to 64 logs, else local[*]; none: in this process.")
+@click.option("--quiet", is_flag=True, help="Print only the logs not explained and the summary.")
+def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int, skew: int, engine: str, max_states: int,
+             out: str | None, master: str | None, quiet: bool) -> None:
+    """Search for a behaviour of the model that explains each event LOG (a folder of *.ndjson files, or one file;
+    spec/README.md, "Event logs"). Exits 0 if every log is explained, 1 if one is refused (or its search gave up),
+    2 if one is malformed (the others still run), 3 on an internal error."""
+    from autoswitch.conformance.logs.batch import Settings, exit_code, figures, validate_many, write_out
+
+    if out:
+        output_folder(out, "--out")
+    settings = Settings(config_name, max_gap, skew, engine, max_states)
+
+    def show(row) -> None:
+        if row.status != "explained" or not quiet:
+            console.print(row.text, style=None if row.status == "explained" else "bold red")
+
+    rows, seconds, where = validate_many(list(logs), settings, master, show)
+    table = Table(title=f"validate: {len(rows)} logs on {engine}, --max-gap {max_gap}, --skew {skew} ({where})")
+    for column in ("log", "verdict", "events", "states expanded", "memo entries", "seconds"):
+        table.add_column(column, justify="left" if column in ("log", "verdict") else "right")
+    for row in rows:
+        table.add_row(row.path, row.status, str(row.events), f"{row.expanded:,}", f"{row.memo:,}", f"{row.seconds:.2f}")
+    table_console(width=None if sys.stdout.isatty() else 160).print(table)
+    f = figures(rows, seconds)
+    console.print(f"{f.logs} logs in {f.seconds:.1f} s ({f.per_second:,.1f} logs/s); search size (states expanded): "
+                  f"median {f.median:,.0f}, worst {f.worst:,}")
+    if out:
+        written = write_out(rows, out)
+        console.print(f"{len(written)} files written under {out}")
+    sys.exit(exit_code(rows))
 
 
 @main.command()

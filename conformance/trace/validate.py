@@ -97,9 +97,9 @@ def _regular_file_problem(info: os.stat_result) -> str | None:
     return None
 
 
-def read_json(path: str | Path) -> Any:
-    """The JSON document in ``path``; raises :class:`Problem` (where ``"<file>"`` or ``"<json>"``). The
-    file is opened without blocking (a FIFO without a writer) and checked on the open descriptor."""
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text in ``path``; raises :class:`Problem` (where ``"<file>"``). The file is opened without
+    blocking (a FIFO without a writer) and checked on the open descriptor."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
@@ -116,12 +116,23 @@ def read_json(path: str | Path) -> Any:
             raise Problem("<file>", f"cannot read: {e}") from None
     if len(data) > MAX_FILE_BYTES:
         raise Problem("<file>", f"more than {MAX_FILE_BYTES} bytes: a trace has at most that")
+    return text
+
+
+def parse_json(text: str) -> Any:
+    """The JSON document ``text``, floats, huge ints and repeated keys kept for the checks; raises :class:`Problem`
+    (where ``"<json>"``)."""
     try:
         return json.loads(text, parse_float=_Float, parse_int=_int, parse_constant=_Float, object_pairs_hook=_object)
     except json.JSONDecodeError as e:
         raise Problem("<json>", f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except RecursionError:
         raise Problem("<json>", f"nested too deeply (a trace nests at most {MAX_DEPTH} levels)") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON document in ``path`` (:func:`read_text`, :func:`parse_json`)."""
+    return parse_json(read_text(path))
 
 
 def _kind(raw: Any) -> str:

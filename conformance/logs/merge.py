@@ -1,0 +1,69 @@
+"""A log's per-node events merged into one candidate order, and the orders it admits (spec/README.md, "Event logs").
+
+Each node's events keep their file order. Across nodes the key is the logical ``clock`` when every event of the log
+has one, else the timestamp ``ts`` (then every event needs one). Event ``a`` must come before event ``b`` of another
+node when ``key(a) + window < key(b)``: the window is 0 for clocks (equal clocks may occur in either order) and
+``--skew`` milliseconds for timestamps. The admitted orders are exactly the linear extensions of that relation with
+the per-node orders; the search (search.py) explores them by consuming, at each point, any node's next event that no
+other node's next event must precede.
+"""
+
+from __future__ import annotations
+
+import attrs
+from attrs import frozen
+
+from autoswitch.conformance.logs.events import Event, Log, LogError
+
+CLOCK, TS = "clock", "ts"
+
+
+@frozen
+class Merged:
+    """The events in the candidate order (``events[i].index == i``), the key ordering them, the skew window, and each
+    node's events as indices into ``events`` (nodes in a fixed order: ``nodes``)."""
+
+    events: tuple[Event, ...]
+    key: str
+    window: int
+    nodes: tuple[str, ...]
+    by_node: tuple[tuple[int, ...], ...]
+
+    def value(self, i: int) -> int:
+        value = getattr(self.events[i], self.key)
+        assert value is not None
+        return value
+
+    def precedes(self, a: int, b: int) -> bool:
+        """Whether event ``a`` must come before event ``b`` of another node."""
+        return self.value(a) + self.window < self.value(b)
+
+    def eligible(self, consumed: tuple[int, ...]) -> list[int]:
+        """The indices of ``nodes`` whose next event may come next after ``consumed`` events of each node."""
+        heads = [(k, ids[c]) for k, (ids, c) in enumerate(zip(self.by_node, consumed, strict=True)) if c < len(ids)]
+        return [k for k, e in heads if not any(j != k and self.precedes(f, e) for j, f in heads)]
+
+    def first_unconsumed(self, consumed: tuple[int, ...]) -> int:
+        """The smallest index in the candidate order of an event not yet consumed (len(events) when none is left)."""
+        return min((ids[c] for ids, c in zip(self.by_node, consumed, strict=True) if c < len(ids)), default=len(self.events))
+
+
+def merge(log: Log, skew: int = 0) -> Merged:
+    """The candidate order of ``log``'s events: by clock when every event has one, else by ts (every event needs one);
+    ties and each node's order kept (its file order), then by file and line. ``skew`` (milliseconds) is the window
+    of timestamps within which two nodes' events may occur in either order."""
+    if skew < 0:
+        raise ValueError("the skew is a number of milliseconds >= 0")
+    events = log.events
+    key = CLOCK if all(e.clock is not None for e in events) else TS
+    if key == TS:
+        lacking = next((e for e in events if e.ts is None), None)
+        if lacking is not None:
+            having = next(e for e in events if e.clock is None)
+            raise LogError(lacking.file, lacking.line, "ts", f"not every event has a clock ({having.where} has none), so "
+                           "events are ordered by timestamp: every event needs a 'ts'")
+    order = sorted(range(len(events)), key=lambda i: (getattr(events[i], key), events[i].file, events[i].line))
+    merged = tuple(attrs.evolve(events[i], index=n) for n, i in enumerate(order))
+    nodes = tuple(dict.fromkeys(e.node for e in merged))  # in order of their first event
+    by_node = tuple(tuple(e.index for e in merged if e.node == node) for node in nodes)
+    return Merged(merged, key, skew if key == TS else 0, nodes, by_node)

@@ -1,0 +1,491 @@
+"""The search for a behaviour of the model that explains a log (``autoswitch validate``; spec/README.md, "Event logs").
+
+Depth-first, from the configuration's Init state, over nodes (state, events consumed per node, unobserved steps left
+before the next event). A node first tries to consume an eligible event (merge.py: a node's next event that no other
+node's next event must precede): its action, each completion of the parameters it leaves out, must be enabled
+(reference/step.py) and every variable it observes equal the model's after it (vocabulary.same; without an action, the
+model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
+(explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
+changes nothing. Between two events the unobserved steps are searched by iterative deepening (at most 0, 1, 2, 4, ...
+``max_gap`` of them), so that the explanation found takes few; a node that failed with ``k`` steps left is memoised by
+(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
+
+The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
+``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
+first event of the candidate order that no behaviour explains, with the states where it was tried and, for each, the
+nearest miss (the field, the value the log gives, the model's); or gave up, past ``max_states`` nodes expanded.
+
+``engine="impl"``: the search runs on the reference (whose states are immutable values it can fingerprint and branch
+from); the explanation is then replayed on the implementation (conformance/engines/impl.py) as ``autoswitch replay
+--against impl`` does, and a divergence refuses the log at the event of the diverging step (or the next event after an
+unobserved one), the divergence as its miss. Other behaviours are not searched on the implementation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from autoswitch.conformance.check.fingerprint import Fingerprints
+from autoswitch.conformance.engines import KINDS, Config
+from autoswitch.conformance.explore import NextActions
+from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, read_log
+from autoswitch.conformance.logs.merge import Merged, merge
+from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
+from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
+from autoswitch.conformance.trace.vocabulary import same
+from autoswitch.reference import NotEnabled, System, initial_system
+from autoswitch.reference.actions import ACTIONS, ADDR, BROKER_ID, BROKER_IDS, FLAG, LOST, PEER, PROCESS, REQUEST, TRIGGER, TRIGGERS
+from autoswitch.reference.faults import LATE_REQUESTS
+from autoswitch.reference.liveness import NEW_FAULTS
+from autoswitch.reference.variables import VARIABLES, variables
+
+EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
+MAX_GAP = 8
+MAX_STATES = 200_000  # nodes expanded before the search gives up
+SHOWN = 3  # candidate states a refusal shows
+KEPT = 64  # candidate states kept while searching (the nearest shown)
+NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any observed field differing counts 1)
+NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
+
+
+@frozen
+class Miss:
+    """Why an event did not fit a state: ``field`` (``action``, or an observed variable, ``role['p1']``), the value the
+    log gives and the model's. ``distance``: how many observed fields differed (NOT_ENABLED: the action is not)."""
+
+    field: str
+    expected: str
+    actual: str
+    distance: int = 1
+
+    def describe(self) -> str:
+        return printable(f"field {self.field}: the log has {self.expected}, the model {self.actual}")
+
+
+@frozen
+class Candidate:
+    """A state reached just before the refused event: the unobserved steps taken since the last explained event, a
+    few of its variables (the event's node's role and registration state, the variables the event observes), and
+    the nearest miss there."""
+
+    steps: tuple[Mapping[str, Any], ...]
+    view: Mapping[str, Any]
+    miss: Miss
+
+
+@frozen
+class Verdict:
+    """The verdict on one log. ``trace``: the explanation's states (action, outcome, every variable), with ``meta`` its
+    ``#meta``; ``event``: the first event no behaviour explains (refused, gave up), with ``candidates``; ``expanded``
+    and ``memo``: the search's size (nodes expanded, memo entries); ``unobserved``: steps of the explanation no event
+    names."""
+
+    path: str
+    name: str
+    engine: str
+    status: str
+    events: int
+    expanded: int
+    memo: int
+    seconds: float
+    trace: tuple[Mapping[str, Any], ...] | None = None
+    meta: Mapping[str, Any] | None = None
+    event: Event | None = None
+    candidates: tuple[Candidate, ...] = ()
+    reason: str = ""
+    unobserved: int = 0
+    consumed: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == EXPLAINED
+
+    def itf(self) -> str:
+        """The explanation as an ITF document (itf.dumps_trace)."""
+        assert self.trace is not None and self.meta is not None
+        return dumps_trace(self.meta, list(self.trace))
+
+    def describe(self) -> str:
+        """The verdict in a few lines; a refusal's event, its candidates and their misses."""
+        head = printable(f"{self.path} [{self.engine}]: {self.status}")
+        size = f"{self.expanded:,} states expanded, {self.memo:,} memo entries, {self.seconds:.2f} s"
+        if self.ok:
+            return f"{head} ({self.events} events, {self.unobserved} unobserved steps; {size})"
+        lines = [f"{head} ({self.consumed}/{self.events} events explained; {size})"]
+        if self.reason:
+            lines.append(printable(f"  {self.reason}"))
+        if self.event is not None:
+            e = self.event
+            lines.append(printable(f"  first unexplained event: #{e.index} of the merged order, {e.where}: {e.describe()}"))
+            for k, c in enumerate(self.candidates, 1):
+                steps = ", ".join(_brief(a) for a in c.steps) or "none"
+                view = ", ".join(f"{name}={show(value)}" for name, value in c.view.items())
+                lines.append(printable(f"  candidate {k}: after unobserved steps [{steps}]; {view}"))
+                lines.append(f"    nearest miss: {c.miss.describe()}")
+        return "\n".join(lines)
+
+
+def _brief(action: Mapping[str, Any]) -> str:
+    params = ", ".join(f"{k}={show(v)}" for k, v in action.items() if k != "tag")
+    return f"{action['tag']}({params})"
+
+
+@frozen
+class LogDomains:
+    """The domains of Next for a log (explore.Domains): the configuration's processes, each one's address and every
+    address the log names, broker ids 1..max(processes, the largest id the log names), the data path, and the faults
+    of MODEL.md §9."""
+
+    processes: tuple[str, ...]
+    addrs: Mapping[str, tuple[str, ...]]
+    broker_ids: tuple[int, ...]
+    design: str
+    faults: frozenset[str] = frozenset(NEW_FAULTS)
+
+    def switch(self, name: str) -> bool:
+        return name in NEXT_SWITCHES
+
+    def bound(self, name: str) -> int:
+        return 1 << 62  # MaxMsgs: a log's writes are not bounded
+
+
+_ID_VARS = ("metaFile", "masterId", "localMasterId", "syncStateSet", "localSyncStateSet", "replicas", "alive")
+
+
+def _ints(value: Any) -> Iterator[int]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, frozenset | set | list | tuple):
+        for v in value:
+            yield from _ints(v)
+    elif isinstance(value, Mapping):
+        for k in value:
+            yield from _ints(k)
+
+
+def log_domains(log: Log) -> LogDomains:
+    """The domains of Next for ``log``'s unobserved steps (LogDomains)."""
+    config = log.config
+    addrs: list[str] = []
+    ids = set(range(1, len(config.processes) + 1))
+    for e in log.events:
+        if e.action is not None:
+            entry = ACTIONS[e.action["tag"]]
+            for name, kind in entry.params.items():
+                if name in e.action and kind == ADDR:
+                    addrs.append(e.action[name])
+                if name in e.action and kind in (BROKER_ID, BROKER_IDS):
+                    ids.update(_ints(e.action[name]))
+        if "addr" in e.observe and isinstance(e.observe["addr"], str):
+            addrs.append(e.observe["addr"])
+        for r in e.observe.get("replicas", {}).values() if isinstance(e.observe.get("replicas"), Mapping) else ():
+            if isinstance(r, Mapping) and isinstance(r.get("addr"), str):
+                addrs.append(r["addr"])
+        for name in _ID_VARS:
+            if name in e.observe:
+                ids.update(_ints(e.observe[name]))
+    ids = {i for i in ids if 1 <= i <= 64}
+    processes = tuple(sorted(config.processes))
+    return LogDomains(processes, {p: tuple(dict.fromkeys([config.processes[p], *sorted(set(addrs))])) for p in processes},
+                      tuple(range(1, max(ids) + 1)), config.options.design)
+
+
+def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
+    """The action records of an event: its action with each value of each parameter it leaves out."""
+    assert e.action is not None
+    entry = ACTIONS[e.action["tag"]]
+    procs = domains.processes
+    choices = []
+    for name in e.missing:
+        kind = entry.params[name]
+        process = e.action.get("process")
+        values: Sequence[Any] = {
+            PROCESS: procs, PEER: [q for q in procs if q != process], LOST: (False, True), FLAG: (False, True),
+            TRIGGER: TRIGGERS, REQUEST: LATE_REQUESTS, BROKER_ID: domains.broker_ids,
+            BROKER_IDS: [frozenset(c) for r in range(len(domains.broker_ids) + 1) for c in itertools.combinations(domains.broker_ids, r)],
+            ADDR: domains.addrs[process] if process in domains.addrs else sorted({a for a in domains.addrs.values() for a in a}),
+        }[kind]
+        choices.append(values)
+    return [{**e.action, **dict(zip(e.missing, combo, strict=True))} for combo in itertools.product(*choices)]
+
+
+def _value(s: System, name: str, node: str) -> Any:
+    value = VARIABLES[name](s)
+    return value if node == CONTROLLER_NODE else value.get(node)
+
+
+def _miss(e: Event, s: System) -> Miss | None:
+    """The first observed variable of ``e`` that differs in ``s`` (the nearest key of a function), with the count of
+    those that differ; None when all agree."""
+    first, count = None, 0
+    for name, want in e.observe.items():
+        got = _value(s, name, e.node)
+        if same(want, got):
+            continue
+        count += 1
+        if first is None:
+            where = name if e.node == CONTROLLER_NODE else f"{name}[{e.node!r}]"
+            if isinstance(want, Mapping) and isinstance(got, Mapping):
+                key = next(k for k in sorted(set(want) | set(got), key=repr) if not same(want.get(k), got.get(k)))
+                where, want, got = f"{where}[{key!r}]", want.get(key, "<absent>"), got.get(key, "<absent>")
+            first = (where, show(want), show(got))
+    return None if first is None else Miss(*first, count)
+
+
+class _Frame:
+    """A node of the search: its state, the events consumed per node, the unobserved steps left (``budget``) and how it
+    was reached (``via``: the action and outcome of a step, and the event it consumed, if it did)."""
+
+    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "via", "children")
+
+    def __init__(self, s: System, fp: int, consumed: tuple[int, ...], budget: int, fresh: bool,
+                 via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None):
+        self.s, self.fp, self.consumed, self.budget, self.fresh, self.via = s, fp, consumed, budget, fresh, via
+        self.children: Iterator[_Frame] | None = None
+
+
+@frozen
+class _Found:
+    fp: int
+    gap: int
+    candidate: Candidate
+
+
+class Search:
+    """One log's search (module docstring)."""
+
+    def __init__(self, log: Log, merged: Merged, max_gap: int = MAX_GAP, max_states: int = MAX_STATES):
+        self.log, self.merged, self.max_gap, self.max_states = log, merged, max_gap, max_states
+        self.opts = log.config.options
+        self.domains = log_domains(log)
+        self.actions = NextActions(self.domains)
+        self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
+        self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete}
+        self.fingerprints = Fingerprints()
+        self.memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
+        self.expanded = 0
+        self.levels = sorted({0, *(1 << k for k in range(max_gap.bit_length()) if 1 << k < max_gap), max_gap})
+        self.best = -1  # the largest first-unconsumed event index a node reached
+        self.found: list[_Found] = []
+        self.found_fps: set[int] = set()
+        self.stack: list[_Frame] = []
+
+    def _consume(self, e: Event, s: System) -> tuple[list[tuple[System, Mapping[str, Any] | None, Mapping[str, Any] | None]], Miss]:
+        """The states after event ``e`` from ``s`` (with the record and outcome of its step), and the nearest miss."""
+        if e.action is None:
+            miss = _miss(e, s)
+            return ([(s, None, None)], miss) if miss is None else ([], miss)
+        fits, nearest = [], Miss("action", "enabled", "not enabled", NOT_ENABLED)
+        for record in self.records[e.index]:
+            try:
+                w, outcome = ACTIONS[record["tag"]].run(s, record, self.opts)  # type: ignore[misc]
+            except NotEnabled as why:
+                if nearest.distance == NOT_ENABLED and nearest.actual == "not enabled":
+                    nearest = Miss("action", f"{_brief(record)} enabled", f"not enabled: {why}", NOT_ENABLED)
+                continue
+            miss = _miss(e, w)
+            if miss is None:
+                fits.append((w, record, outcome))
+            elif miss.distance < nearest.distance:
+                nearest = miss
+        return fits, nearest
+
+    def _steps_since_event(self) -> tuple[Mapping[str, Any], ...]:
+        steps: list[Mapping[str, Any]] = []
+        for frame in reversed(self.stack):
+            if frame.fresh:
+                break
+            if frame.via is not None and frame.via[0] is not None:
+                steps.append(frame.via[0])
+        return tuple(reversed(steps))
+
+    def _note(self, e: Event, s: System, fp: int, gap: int, miss: Miss) -> None:
+        """Keep the state where the frontier event failed (the nearest KEPT, one per state)."""
+        if fp in self.found_fps:
+            return
+        self.found_fps.add(fp)
+        view = {} if e.node == CONTROLLER_NODE else {"regState": _value(s, "regState", e.node), "role": _value(s, "role", e.node)}
+        view.update({name: _value(s, name, e.node) for name in e.observe})
+        self.found.append(_Found(fp, gap, Candidate(self._steps_since_event(), view, miss)))
+        if len(self.found) > 2 * KEPT:
+            self.found.sort(key=lambda f: (f.candidate.miss.distance, f.gap))
+            del self.found[KEPT:]
+
+    def _children(self, frame: _Frame) -> Iterator[_Frame]:
+        consumed, s = frame.consumed, frame.s
+        if frame.fresh:  # iterative deepening of the unobserved steps before the next event
+            for budget in self.levels:
+                yield _Frame(s, frame.fp, consumed, budget, False, None)
+            return
+        front = self.merged.first_unconsumed(consumed)
+        if front > self.best:
+            self.best, self.found, self.found_fps = front, [], set()
+        for k in self.merged.eligible(consumed):
+            e = self.merged.events[self.merged.by_node[k][consumed[k]]]
+            fits, miss = self._consume(e, s)
+            if not fits and e.index == self.best:
+                self._note(e, s, frame.fp, self.max_gap - frame.budget, miss)
+            after = consumed[:k] + (consumed[k] + 1,) + consumed[k + 1:]
+            for w, record, outcome in fits:
+                yield _Frame(w, frame.fp if w is s else self.fingerprints(w), after, self.max_gap, True, (record, outcome, e.index))
+        if frame.budget == 0:
+            return
+        actions, runs, opts = self.actions.all, self.runs, self.opts
+        for i in self.actions.candidates(s):
+            if i in self.skipped:
+                continue
+            try:
+                w, outcome = runs[i](s, actions[i], opts)  # type: ignore[misc]
+            except NotEnabled:
+                continue
+            wfp = self.fingerprints(w)
+            if wfp != frame.fp:
+                yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None))
+
+    def run(self) -> list[_Frame] | None:
+        """The frames of an explanation from Init, or None (refused); raises _GaveUp past ``max_states``."""
+        s0 = initial_system(dict(self.log.config.processes), self.opts.design)
+        total = len(self.merged.events)
+        root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None)
+        root.children = self._children(root)
+        self.stack = stack = [root]
+        memo, max_gap = self.memo, self.max_gap
+        while stack:
+            top = stack[-1]
+            assert top.children is not None
+            child = next(top.children, None)
+            if child is None:
+                stack.pop()
+                key = (top.fp, top.consumed)
+                memo[key] = max(memo.get(key, -1), max_gap if top.fresh else top.budget)
+                continue
+            if child.fresh and sum(child.consumed) == total:
+                stack.append(child)
+                return stack
+            if memo.get((child.fp, child.consumed), -1) >= (max_gap if child.fresh else child.budget):
+                continue
+            if not child.fresh:
+                self.expanded += 1
+                if self.expanded > self.max_states:
+                    raise _GaveUp
+            child.children = self._children(child)
+            stack.append(child)
+        return None
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        found = sorted(self.found, key=lambda f: (f.candidate.miss.distance, f.gap))
+        return tuple(f.candidate for f in found[:SHOWN])
+
+
+class _GaveUp(Exception):
+    """The search expanded more than its budget of nodes."""
+
+
+def _behaviour(log: Log, frames: list[_Frame]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The explanation's states (Init, then each step's action, outcome and variables) and, per event index, the index
+    of the state it was checked on."""
+    s0 = frames[0].s
+    states = [{"action": {"tag": "Init"}, "outcome": {"code": "OK"}, **variables(s0)}]
+    at: dict[int, int] = {}
+    for frame in frames[1:]:
+        if frame.via is None:
+            continue
+        action, outcome, event = frame.via
+        if action is not None:
+            states.append({"action": dict(action), "outcome": dict(outcome or {}), **variables(frame.s)})
+        if event is not None:
+            at[event] = len(states) - 1
+    return states, at
+
+
+def _meta(log: Log, states: list[dict[str, Any]], events: int) -> dict[str, Any]:
+    """The explanation's ``#meta``: the configuration, where it comes from, and the first property it breaks (replay
+    then passes exactly when it reproduces that)."""
+    meta: dict[str, Any] = {
+        "generator": "autoswitch validate",
+        "description": f"a behaviour of the reference model explaining the log {log.name} ({events} events, "
+                       f"{len(states) - 1} steps)",
+        **log.config.to_meta(),
+    }
+    names = {k: v for k, v in states[0].items() if k not in ("action", "outcome")}
+    before = None
+    for i, state in enumerate(states):
+        after = {k: v for k, v in state.items() if k not in ("action", "outcome")} if i else names
+        broken = broken_properties(before, after)
+        if broken:
+            meta["expect"] = {"violation": broken[0], "state": i}
+            break
+        before = after
+    return meta
+
+
+def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) -> Verdict:
+    """Replay the explanation on the implementation (``autoswitch replay --against impl``); a divergence refuses the log
+    at the event of the diverging state, or the first event after it."""
+    with tempfile.TemporaryDirectory(prefix="autoswitch-validate-") as scratch:
+        path = Path(scratch) / f"{log.name}.itf.json"
+        path.write_text(verdict.itf())
+        result = replay_trace(load_trace(path), "impl")
+    if result.status == PASS:
+        return verdict
+    state = result.state or 0
+    after = sorted((i, e) for e, i in at.items() if i >= state)
+    event = merged.events[after[0][1]] if after else None
+    assert verdict.trace is not None
+    before = verdict.trace[max(state - 1, 0)]
+    node_view = {} if event is None or event.node == CONTROLLER_NODE else \
+        {"regState": before["regState"].get(event.node), "role": before["role"].get(event.node)}
+    steps = tuple(verdict.trace[i]["action"] for i in range(max(state - 1, 1), state + 1) if i < len(verdict.trace))
+    miss = Miss(str(result.field), str(result.expected), str(result.actual))
+    reason = (f"the implementation diverges from the reference on the explanation, at its state {state} "
+              f"({result.status}: {result.message})")
+    return Verdict(verdict.path, verdict.name, "impl", REFUSED, verdict.events, verdict.expanded, verdict.memo,
+                   verdict.seconds, verdict.trace, verdict.meta, event, (Candidate(steps, node_view, miss),), reason,
+                   verdict.unobserved, sum(1 for i in at.values() if i < state))
+
+
+def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "reference", skew: int = 0,
+             max_states: int = MAX_STATES, config: Config | None = None) -> Verdict:
+    """Search for a behaviour of the model that explains ``log`` (a Log, or the path of one, read with ``config`` when
+    it has no header): at most ``max_gap`` unobserved steps between two events, timestamps within ``skew``
+    milliseconds in either order, at most ``max_states`` nodes expanded. ``engine``: "reference", or "impl" (the
+    explanation replayed on the implementation: module docstring). Bad input raises events.LogError."""
+    if engine not in KINDS:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {KINDS}")
+    if max_gap < 0 or max_states < 1:
+        raise ValueError("max_gap >= 0 and max_states >= 1")
+    if not isinstance(log, Log):
+        log = read_log(log, config)
+    merged = merge(log, skew)
+    started = time.perf_counter()
+    search = Search(log, merged, max_gap, max_states)
+    n = len(merged.events)
+    try:
+        frames = search.run()
+    except _GaveUp:
+        frames = None
+        status = GAVE_UP
+        reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; the log may need a smaller gap"
+    else:
+        status, reason = (EXPLAINED, "") if frames is not None else (REFUSED, "")
+    seconds = round(time.perf_counter() - started, 3)
+    size = (search.expanded, len(search.memo), seconds)
+    if frames is None:
+        event = merged.events[search.best] if 0 <= search.best < n else None
+        return Verdict(log.path, log.name, engine, status, n, *size, event=event, candidates=search.candidates(),
+                       reason=reason, consumed=max(search.best, 0))
+    states, at = _behaviour(log, frames)
+    verdict = Verdict(log.path, log.name, engine, EXPLAINED, n, *size, tuple(states), _meta(log, states, n),
+                      unobserved=len(states) - 1 - sum(1 for e in merged.events if e.action is not None), consumed=n)
+    return _on_impl(verdict, log, at, merged) if engine == "impl" else verdict
+
