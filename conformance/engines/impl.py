@@ -38,7 +38,7 @@ from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
-from autoswitch.impl.event_log import EventSink
+from autoswitch.impl.event_log import LOGGED_STEPS, EventSink
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover
@@ -132,8 +132,10 @@ class ImplSystem:
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
         config = impl_config(options or Options())
-        # the run's event log (impl/event_log.py), its header the configuration as a trace's #meta says it
-        self._events = None if event_dir is None else EventSink(event_dir, Config(dict(processes), options or Options()).to_meta())
+        # the run's event log (impl/event_log.py), its header the configuration as a trace's #meta says it and the steps
+        # logged every time
+        self._events = None if event_dir is None else EventSink(
+            event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS)})
         self._controller = ControllerManager(config.controller, self._events)
         self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
