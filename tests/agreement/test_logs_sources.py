@@ -27,7 +27,7 @@ from autoswitch.conformance.trace.itf import decode
 from autoswitch.impl import replicas_manager
 from autoswitch.impl.ha import AutoSwitchHAClient
 from autoswitch.impl.states import S_HA_READY, S_HA_TRANSFER
-from autoswitch.reference import Options
+from autoswitch.reference import NotEnabled, Options
 from autoswitch.reference.variables import CONTROLLER_VARIABLES
 
 SAFETY = tuple(c for c in DEFAULT_CONFIGS if not c.endswith("-live"))  # the default campaign's safety configurations
@@ -135,14 +135,34 @@ def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: P
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SAFETY)
 def test_cut_logs_of_every_default_configuration_are_explained(name: str, tmp_path: Path) -> None:
+    """Walks 1-3 of 40 steps; an implementation run's one-node log is left out: with the other node's steps unlogged the
+    search may exceed its state budget (test_impl_logs_with_most_events_removed_are_explained has one)."""
     for walk in range(1, 4):
         config, actions = _walk(name, walk, 40)
         for source, full in (("walk", cut.walk_log(config, actions)),
                              ("impl", cut.read_log(_impl_run(config, actions, tmp_path / f"run{walk}")))):
             for label, cut_by in FILTERS.items():
                 log = cut_by(full)
-                if cut.max_gap(log) <= MAX_GAP:
+                if cut.max_gap(log) <= MAX_GAP and (source, label) != ("impl", "one-node"):
                     _explained(log, tmp_path / f"{source}{walk}-{label}")
+
+
+# committed traces of behaviours (the other folders hold component vectors, several broker sets, leadership changes)
+TRACE_FOLDERS = ("broker-id", "controller", "kafka", "known-bugs", "designs", "code")
+
+
+@pytest.mark.parametrize("folder", TRACE_FOLDERS)
+def test_logs_cut_from_committed_traces_are_explained(folder: str, tmp_path: Path) -> None:
+    """Each trace's full log, with no gap: its steps, as logged, are the trace's (a filtered log may need a step outside
+    the configuration's Next that the trace takes, which the search does not take unobserved)."""
+    traces = sorted((Path(__file__).resolve().parents[2] / "traces" / folder).glob("*.itf.json"))
+    assert traces
+    for i, path in enumerate(traces):
+        try:
+            log = cut.trace_log(path)
+        except NotEnabled:  # a step the trace expects disabled
+            continue
+        _explained(log, tmp_path / f"t{i}", 0)
 
 
 # ---- mutations ------------------------------------------------------------------------------------------------------------
