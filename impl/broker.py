@@ -15,6 +15,7 @@ from .commit_log import COMMIT_LOG_FILE, open_commit_log
 from .config import BrokerConfig
 from .dledger import DLedgerServer
 from .epoch_file import EPOCH_FILE, EpochFile
+from .event_log import EventSink
 from .ha import BrokerSet
 from .master_slave import MasterSlaveManager
 from .metadata import META_FILE, TEMP_META_FILE, load_meta
@@ -71,6 +72,7 @@ class BrokerProcess:
         "confirm_offset",
         "acked_upto",
         "seen_upto",
+        "events",
         "_durable",
     )
 
@@ -84,8 +86,10 @@ class BrokerProcess:
         clock: CheckCodeClock,
         on_become_master: Callable[[str, int], None],
         broker_set: BrokerSet | None = None,
+        events: EventSink | None = None,
     ) -> None:
         self.name = name
+        self.events = events
         self.config = config
         self.storage = storage
         self.address = address
@@ -106,7 +110,7 @@ class BrokerProcess:
         meta = load_meta(storage)
         self.meta_id = NO_BROKER_ID if meta is None else meta.broker_id
         self.commit_log = open_commit_log(storage)
-        self.epoch_file = EpochFile.load(storage)
+        self._load_epoch_file()
         self.confirm_offset = self._read_confirm_offset()
         self.acked_upto = 0
         self.seen_upto = 0
@@ -121,6 +125,17 @@ class BrokerProcess:
         if config.enable_dleger_commit_log:
             return DLedgerServer(self, self.broker_set)
         return MasterSlaveManager(self, self.broker_set)
+
+    def _load_epoch_file(self) -> None:
+        """The epoch file as the disk holds it, writing its changes to this broker's event sink."""
+        self.epoch_file = EpochFile.load(self.storage)
+        self.epoch_file.events = self.events
+        self.epoch_file.node = self.name
+
+    def _emit(self, action: dict[str, object]) -> None:
+        """This broker's step ``action`` to the event sink (the process parameter is the node)."""
+        if self.events is not None:
+            self.events.emit(self.name, action)
 
     @property
     def register_state(self) -> RegisterState:
@@ -157,6 +172,7 @@ class BrokerProcess:
         log = self.commit_log
         if log.flushed >= len(log.entries):
             raise IllegalStateError(f"{self.name} has nothing to flush")
+        self._emit({"tag": "Flush"})
         log.flush()
 
     def crash(self) -> None:
@@ -164,11 +180,16 @@ class BrokerProcess:
         first, then recovered as on every start."""
         if self.replicas_manager is None:
             raise IllegalStateError(f"{self.name} is DOWN, not {_UP_STATES}")
+        self._emit({"tag": "Crash"})
+        self._down()
+
+    def _down(self) -> None:
+        """The crash itself: volatile state gone, the disk read back and recovered."""
         self.broker_set.drop_connections_to(self.meta_id)
         self.replicas_manager = None
         self.commit_log.recover()
         if self._durable:
-            self.epoch_file = EpochFile.load(self.storage)
+            self._load_epoch_file()
             self.confirm_offset = self._read_confirm_offset()
         self._recover()
 
@@ -212,14 +233,16 @@ class BrokerProcess:
         confirmOffset as after any :meth:`crash`."""
         if not self.torn_crash_enabled():
             raise IllegalStateError(f"{self.name}: no torn crash (DOWN, or the last durable record is confirmed, acked or reported)")
+        self._emit({"tag": "CrashTorn"})
         self.commit_log.tear_last_record()
-        self.crash()
+        self._down()
 
     def wipe_disk(self) -> None:
         """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (the files of ``STORE_FILES`` in order,
         through the storage) and opened again empty, as a replaced disk; the next start registers a new broker id."""
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
+        self._emit({"tag": "WipeDisk"})
         for name in STORE_FILES:
             self.storage.delete(name)
         self._open_disk()
@@ -229,6 +252,7 @@ class BrokerProcess:
         name (trace kinds)."""
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
+        self._emit({"tag": "Restart", "addr": address})
         self.address = address
         if config is not None:
             self.config = config
@@ -261,4 +285,5 @@ class BrokerProcess:
         self.seen_upto = visible  # every message below is seen now, or already was
         if not fresh:
             raise IllegalStateError(f"{self.name} shows nothing new")
+        self._emit({"tag": "Consume"})
         seen.update(fresh)

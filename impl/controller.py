@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from attrs import frozen
 
+from .event_log import CONTROLLER_NODE, EventSink
 from .events import Event
 from .heartbeat import BrokerHeartbeatManager
 from .protocol import (
@@ -61,11 +62,13 @@ class ControllerManager:
     """The controller leader: request entry points, the replicated log and state machine, heartbeats."""
 
     __slots__ = ("config", "replicas_info", "heartbeat_manager", "event_log", "elect_tries_left", "_append", "get_next_broker_id",
-                 "get_replica_info")
+                 "get_replica_info", "_events")
 
-    def __init__(self, config: ControllerConfig | None = None) -> None:
+    def __init__(self, config: ControllerConfig | None = None, events: EventSink | None = None) -> None:
+        """``events``: the sink of the controller's events (docs/INSTRUMENTING.md), None for none."""
         self.config = config or ControllerConfig()
-        self.replicas_info = ReplicasInfoManager(self.config.enable_elect_unclean_master)
+        self._events = events
+        self.replicas_info = ReplicasInfoManager(self.config.enable_elect_unclean_master, events)
         self.heartbeat_manager = BrokerHeartbeatManager()
         self.event_log = EventLog()
         # broker name -> tries left of its running election trigger (absent: none running)
@@ -140,6 +143,8 @@ class ControllerManager:
         trigger (onBrokerInactive of the master: electMasterMaxRetryCount tries)."""
         if not self.heartbeat_manager.on_broker_inactive(cluster_name, broker_name, broker_id):
             return False
+        if self._events is not None:
+            self._events.emit(CONTROLLER_NODE, {"tag": "HeartbeatExpire", "brokerId": broker_id})
         if not self.config.reelect_scan:
             sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
             if sync is not None and sync.master_broker_id == broker_id:
@@ -150,6 +155,8 @@ class ControllerManager:
         """ControllerMetadataLoss (spec/Controller.tla): the DLedger store is wiped (the committed events and
         the state machine built from them) and the controller restarts with no heartbeats and no election
         trigger; the brokers are not told."""
+        if self._events is not None:
+            self._events.emit(CONTROLLER_NODE, {"tag": "ControllerMetadataLoss"})
         self.event_log.entries.clear()
         self.replicas_info.clear()
         self.heartbeat_manager.clear()
@@ -179,6 +186,8 @@ class ControllerManager:
         trigger, any other code leaves one try fewer. None when there is nothing to do."""
         if not self.needs_reelect(cluster_name, broker_name):
             return None
+        if self._events is not None:
+            self._events.emit(CONTROLLER_NODE, {"tag": "ControllerElectScan"})
         left = self.elect_tries_left.pop(broker_name, self.config.elect_master_max_retry_count)
         response = self.elect_master(ElectMasterRequest(cluster_name, broker_name, None))
         if response.code is not ResponseCode.SUCCESS and left > 1:

@@ -11,12 +11,17 @@ line per entry, rewritten (atomically, by the backend) whenever the file changes
 The in-memory endOffsets of ``EpochFileCache`` (ROCKETMQ.md §8.1, ``reference/epoch_cache.py``) need
 one number: every entry but the last ends where the next starts, so only the last one's end is kept
 (``last_end``); it is not persisted, and a load sets it to ``MAX``.
+
+With an event sink (``events``, the broker's; docs/INSTRUMENTING.md) every operation that changes the file, an append
+or a truncation, writes the node's ``epochFile`` as it is after the operation (one event per operation:
+``change_to_master``'s truncation and append are one).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from .event_log import EventSink
 from .storage import Storage
 
 EPOCH_FILE = "epochFileCheckpoint"
@@ -31,13 +36,15 @@ class CorruptEpochFile(RuntimeError):
 class EpochFile:
     """``(epoch, startOffset)`` entries, both columns strictly increasing."""
 
-    __slots__ = ("epochs", "starts", "last_end", "_storage")
+    __slots__ = ("epochs", "starts", "last_end", "_storage", "events", "node")
 
     def __init__(self, storage: Storage | None = None) -> None:
         self.epochs: list[int] = []
         self.starts: list[int] = []
         self.last_end = MAX
         self._storage = storage
+        self.events: EventSink | None = None  # set by the broker that owns the file
+        self.node = ""
 
     # ---- persistence --------------------------------------------------------------------------------
 
@@ -67,11 +74,22 @@ class EpochFile:
         if self._storage is not None:
             self._storage.write(EPOCH_FILE, self.encode())
 
+    def _emit(self) -> None:
+        """The file as it is now, to the event sink."""
+        if self.events is not None:
+            self.events.emit(self.node, observe={"epochFile": self.entries()})
+
     # ---- updates ------------------------------------------------------------------------------------
 
     def append(self, epoch: int, start: int) -> bool:
         """appendEntry: refused (False) unless both the epoch and the start offset are strictly greater
         than the last entry's (an epoch bump with no new data is not recorded)."""
+        appended = self._append(epoch, start)
+        if appended and self.events is not None:
+            self._emit()
+        return appended
+
+    def _append(self, epoch: int, start: int) -> bool:
         epochs = self.epochs
         if epochs and (epochs[-1] >= epoch or self.starts[-1] >= start):
             return False
@@ -99,23 +117,29 @@ class EpochFile:
         starts.append(start)
         self.last_end = MAX
         self._persist()
+        if self.events is not None:
+            self._emit()
 
-    def _truncate_suffix_from(self, i: int) -> None:
+    def _truncate_suffix_from(self, i: int) -> bool:
         """doTruncateSuffix: the new last entry keeps ``starts[i]`` as its in-memory end (Java resets a
-        copy of it to MAX), until the next append or load."""
-        if i < len(self.starts):
-            self.last_end = self.starts[i]
-            del self.epochs[i:]
-            del self.starts[i:]
-            self._persist()
+        copy of it to MAX), until the next append or load. Whether an entry went."""
+        if i >= len(self.starts):
+            return False
+        self.last_end = self.starts[i]
+        del self.epochs[i:]
+        del self.starts[i:]
+        self._persist()
+        return True
 
     def truncate_suffix_by_offset(self, offset: int) -> None:
         """truncateSuffixByOffset: drop the entries that start at or beyond ``offset``."""
-        self._truncate_suffix_from(bisect_left(self.starts, offset))
+        if self._truncate_suffix_from(bisect_left(self.starts, offset)) and self.events is not None:
+            self._emit()
 
     def truncate_suffix_by_epoch(self, epoch: int) -> None:
         """truncateSuffixByEpoch: drop the entries whose epoch is at least ``epoch``."""
-        self._truncate_suffix_from(bisect_left(self.epochs, epoch))
+        if self._truncate_suffix_from(bisect_left(self.epochs, epoch)) and self.events is not None:
+            self._emit()
 
     def truncate_prefix_by_offset(self, offset: int) -> None:
         """truncatePrefixByOffset: drop the entries whose in-memory end is at most ``offset`` (a prefix,
@@ -130,6 +154,8 @@ class EpochFile:
             if not self.starts:
                 self.last_end = MAX
             self._persist()
+            if self.events is not None:
+                self._emit()
 
     def set_last_end_offset(self, offset: int) -> None:
         """setLastEpochEntryEndOffset: only if the last entry starts at or before ``offset``."""
@@ -142,8 +168,9 @@ class EpochFile:
         ``(epoch, leo)`` is appended (result ignored)."""
         if epoch < self.last_epoch():
             return False
-        self.truncate_suffix_by_epoch(epoch + 1 if keep_own else epoch)
-        self.append(epoch, leo)
+        truncated = self._truncate_suffix_from(bisect_left(self.epochs, epoch + 1 if keep_own else epoch))
+        if (self._append(epoch, leo) or truncated) and self.events is not None:
+            self._emit()
         return True
 
     # ---- queries ------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ sets ``acked`` and ``seen``) and :class:`PendingAlter`.
 A running broker's ``ReplicasManager`` creates one of each and passes in what they use: its store (log,
 epoch file, confirmOffset: the :class:`MessageStore` protocol, which ``BrokerProcess`` provides) and itself
 (role and epochs: the :class:`Replicas` protocol). This module imports neither.
+
+With an event sink (the store's ``events``; docs/INSTRUMENTING.md) each step writes its action when it is taken, the
+master its confirmOffset when it moves, the slave its log, confirmOffset and HA state after a handshake's truncation.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .acks import NO_RECOMPUTE, SET_RECOMPUTE
 from .commit_log import CommitLog
 from .config import HAConfig
 from .epoch_file import EpochFile
+from .event_log import EventSink
 from .protocol import Response
 from .states import (
     S_HA_NONE,
@@ -119,6 +123,9 @@ class MessageStore(Protocol):
 
     @property
     def replicas_manager(self) -> Running | None: ...
+
+    @property
+    def events(self) -> EventSink | None: ...
 
     def set_confirm_offset(self, offset: int) -> None: ...
 
@@ -251,6 +258,9 @@ class AutoSwitchHAService:
         confirm = acks.confirm_offset(config, me, local, proposed, leo, self.acks, store.confirm_offset, recompute)
         if confirm != store.confirm_offset:
             store.set_confirm_offset(confirm)
+            events = store.events
+            if events is not None:
+                events.emit(store.name, observe={"confirmOffset": confirm})
         upto = acks.acked_upto(config, me, local, proposed, leo, self.acks)
         done = store.acked_upto
         if upto > done:
@@ -285,9 +295,11 @@ class AutoSwitchHAService:
         config = broker_set.config
         pending = self.pending_alter
         proposed = None if pending is None else pending.new_sync_state_set
+        store = self._store
+        if store.events is not None:
+            store.events.emit(store.name, {"tag": "Write"})
         if acks.in_sync_count(config, self.sync_state_set, proposed) < config.min_in_sync_replicas:
             return None
-        store = self._store
         msg = broker_set.next_msg
         log = store.commit_log
         offset = len(log.entries)
@@ -317,6 +329,8 @@ class AutoSwitchHAService:
         peer = broker_set.process_of(broker_id)
         if peer is not None and peer.name in broker_set.config.async_learners:
             raise IllegalStateError(f"{broker_id} is an async learner")
+        if store.events is not None:
+            store.events.emit(store.name, {"tag": "Expand", "brokerId": broker_id})
         self._replicas.report_sync_state_set_changed(self.sync_state_set | {broker_id})
 
     def shrink(self, broker_id: int) -> None:
@@ -328,6 +342,8 @@ class AutoSwitchHAService:
             raise IllegalStateError(f"{broker_id} is not another member")
         if self.acks.get(broker_id, -1) >= len(store.commit_log.entries):
             raise IllegalStateError(f"{broker_id} is connected and caught up")
+        if store.events is not None:
+            store.events.emit(store.name, {"tag": "Shrink", "brokerId": broker_id})
         self._replicas.report_sync_state_set_changed(self.sync_state_set - {broker_id})
 
 
@@ -378,10 +394,16 @@ class AutoSwitchHAClient:
             len(peer.commit_log.entries),
             config.kafka_leader_epoch_on_election,
         )
+        events = store.events
+        if events is not None:
+            events.emit(store.name, {"tag": "Handshake"})
         if point < 0:
             return -1
         store.truncate(point)
         self.ha_state = S_HA_TRANSFER
+        if events is not None:  # the truncation done: the log, its confirmOffset and the connection as they are now
+            events.emit(store.name, observe={"log": list(store.commit_log.entries), "confirmOffset": store.confirm_offset,
+                                             "haState": S_HA_TRANSFER.value})
         master.receive_ack(store.meta_id, point)
         return point
 
@@ -406,11 +428,14 @@ class AutoSwitchHAClient:
         if leo >= len(source):
             raise IllegalStateError(f"{store.name} has all of the master's log")
         config = self._broker_set.config
-        if config.policy == "rocketmq":
-            epoch, start = self._transfer_epoch_entry(peer, leo)
+        rocketmq = config.policy == "rocketmq"
+        epoch, start = self._transfer_epoch_entry(peer, leo) if rocketmq else (source[leo][1], leo)
+        if store.events is not None:
+            store.events.emit(store.name, {"tag": "Transfer"})
+        if rocketmq:
             store.epoch_file.append(epoch, start)
         else:  # Kafka's follower Log.append assigns the record's epoch
-            store.epoch_file.kafka_assign(source[leo][1], leo, config.kafka_leader_epoch_on_election)
+            store.epoch_file.kafka_assign(epoch, start, config.kafka_leader_epoch_on_election)
         log.append(source[leo], not config.async_flush)
         confirm = min(peer.confirm_offset, leo + 1)
         if confirm != store.confirm_offset:
@@ -424,4 +449,6 @@ class AutoSwitchHAClient:
         me = store.meta_id
         if master.acks.get(me) == leo:
             raise IllegalStateError(f"the master already has {store.name}'s offset")
+        if store.events is not None:
+            store.events.emit(store.name, {"tag": "Ack"})
         master.receive_ack(me, leo)

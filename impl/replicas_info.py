@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import elect_policy
+from .event_log import CONTROLLER_NODE, EventSink
 from .events import (
     AlterSyncStateSetEvent,
     ApplyBrokerIdEvent,
@@ -126,12 +127,13 @@ def _master_header(replica: BrokerReplicaInfo, sync: SyncStateInfo) -> Mapping[s
 class ReplicasInfoManager:
     """Replica and sync-state tables of every broker set, the handlers that read them and the event appliers."""
 
-    __slots__ = ("replica_info_table", "sync_state_set_info_table", "_enable_elect_unclean_master")
+    __slots__ = ("replica_info_table", "sync_state_set_info_table", "_enable_elect_unclean_master", "_events")
 
-    def __init__(self, enable_elect_unclean_master: bool = False) -> None:
+    def __init__(self, enable_elect_unclean_master: bool = False, events: EventSink | None = None) -> None:
         self.replica_info_table: dict[str, BrokerReplicaInfo] = {}
         self.sync_state_set_info_table: dict[str, SyncStateInfo] = {}
         self._enable_elect_unclean_master = enable_elect_unclean_master
+        self._events = events
 
     def clear(self) -> None:
         """Forget every broker set (the state machine of an empty log: ControllerMetadataLoss)."""
@@ -296,8 +298,28 @@ class ReplicasInfoManager:
     # ---- state machine: apply committed events in place ---------------------------------------------
 
     def apply_event(self, event: Event) -> None:
-        """Apply one committed event (RocketMQ ``ReplicasInfoManager.applyEvent``)."""
+        """Apply one committed event (RocketMQ ``ReplicasInfoManager.applyEvent``); with an event sink, the broker set's
+        tables as they are now (the controller's variables ``replicas``, ``nextBrokerId``, ``masterId``, ``masterEpoch``,
+        ``syncStateSet``, ``syncStateSetEpoch``: docs/INSTRUMENTING.md)."""
         _APPLIERS[event.__class__](self, event)
+        if self._events is not None:
+            self._events.emit(CONTROLLER_NODE, observe=self.observed(event.broker_name))
+
+    def observed(self, broker_name: str) -> dict[str, Any]:
+        """The controller variables of one broker set (an unknown set: as before its first id)."""
+        replica = self.replica_info_table.get(broker_name)
+        sync = self.sync_state_set_info_table.get(broker_name)
+        if replica is None or sync is None:
+            return {"replicas": {}, "nextBrokerId": FIRST_BROKER_ID, "masterId": NO_MASTER_ID, "masterEpoch": 0,
+                    "syncStateSet": frozenset(), "syncStateSetEpoch": 0}
+        return {
+            "replicas": {b: {"addr": e.address, "checkCode": e.register_check_code} for b, e in replica.broker_id_table.items()},
+            "nextBrokerId": replica.next_assign_broker_id,
+            "masterId": sync.master_broker_id,
+            "masterEpoch": sync.master_epoch,
+            "syncStateSet": sync.sync_state_set,
+            "syncStateSetEpoch": sync.sync_state_set_epoch,
+        }
 
     def _apply_broker_id_event(self, event: ApplyBrokerIdEvent) -> None:
         name = event.broker_name

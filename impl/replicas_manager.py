@@ -7,6 +7,9 @@ Registration runs ``INITIAL -> TEMP_DONE -> ID_APPLIED -> META_WRITTEN -> META_D
 names. A method called in a state where its action is not enabled raises :class:`IllegalStateError`.
 Requests go through a :class:`~autoswitch.impl.client.ControllerClient` whose transport may lose a
 response after the controller applied the request: the broker then sees a timeout (None).
+
+With an event sink (the broker's ``events``; docs/INSTRUMENTING.md) each step writes its action when it is taken (its
+guards passed) and what it changed: the registration state, the role with the local epochs, the local syncStateSet.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Protocol
 from .acks import NO_RECOMPUTE, SET_RECOMPUTE
 from .client import ControllerClient, LateRequest
 from .config import BrokerConfig
+from .event_log import EventSink
 from .ha import AutoSwitchHAClient, AutoSwitchHAService, BrokerSet, MessageStore, PendingAlter
 from .metadata import META_FILE, TEMP_META_FILE, BrokerMetadata, TempBrokerMetadata, belongs_to, load_meta, load_temp
 from .protocol import (
@@ -84,6 +88,9 @@ class Broker(MessageStore, Protocol):
     @property
     def broker_set(self) -> BrokerSet: ...
 
+    @property
+    def events(self) -> EventSink | None: ...
+
 
 class ReplicasManager:
     """Volatile controller-mode state of a running broker: registration state, role, local epochs, the
@@ -106,6 +113,7 @@ class ReplicasManager:
         "master_id",
         "ha_service",
         "ha_client",
+        "_events",
     )
 
     def __init__(self, process: Broker) -> None:
@@ -124,6 +132,23 @@ class ReplicasManager:
         self.master_id = NO_MASTER_ID
         self.ha_service = AutoSwitchHAService(process, self, process.broker_set)
         self.ha_client = AutoSwitchHAClient(process, self, process.broker_set)
+        self._events = process.events
+
+    def _emit(self, tag: str | None, observe: dict[str, object] | None = None) -> None:
+        """An event of this broker: the step ``tag`` taken (None: none) and the variables it changed."""
+        events = self._events
+        if events is not None:
+            events.emit(self._process.name, None if tag is None else {"tag": tag}, observe)
+
+    def _registration(self, tag: str) -> None:
+        """A registration step done: its action and the registration state it left."""
+        if self._events is not None:
+            self._emit(tag, {"regState": self.state.value})
+
+    def _sync_state_set_changed(self) -> None:
+        """The master's local syncStateSet and its epoch changed (changeSyncStateSet)."""
+        if self._events is not None:
+            self._emit(None, {"localSyncStateSet": self.ha_service.sync_state_set, "localSyncStateSetEpoch": self.sync_state_set_epoch})
 
     def _not_enabled(self, *expected: RegisterState) -> IllegalStateError:
         return IllegalStateError(f"{self._process.name} is {self.state}, not {'/'.join(expected)}")
@@ -154,6 +179,10 @@ class ReplicasManager:
             self.role = S_SLAVE
             self.ha_client.ha_state = S_HA_READY
             service.sync_state_set = frozenset()
+        if self._events is not None:  # changeToMaster / changeToSlave done
+            self._emit(None, {"role": self.role.value, "localMasterEpoch": epoch, "localMasterId": master_id,
+                              "localSyncStateSetEpoch": self.sync_state_set_epoch, "localSyncStateSet": service.sync_state_set,
+                              "haState": self.ha_client.ha_state.value})
 
     def load_meta_file(self) -> None:
         """LoadMetaFile (spec/Broker.tla); whatever broker set the file names (:meth:`send_register` checks)."""
@@ -164,6 +193,7 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} has no meta file")
         self.broker_id = meta.broker_id
         self.state = S_META_DONE
+        self._registration("LoadMetaFile")
 
     def load_temp_file(self) -> None:
         """LoadTempFile (spec/Broker.tla)."""
@@ -174,6 +204,7 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} has a meta file or no temp file")
         self._temp = load_temp(storage)
         self.state = S_TEMP_DONE
+        self._registration("LoadTempFile")
 
     def create_temp_file(self) -> None:
         """CreateTempFile (spec/Broker.tla); a timed-out GetNextBrokerId writes nothing (getNextBrokerId
@@ -185,6 +216,7 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} already has an identity file")
         response = self._client.get_next_broker_id(GetNextBrokerIdRequest(self._cluster_name, self._broker_name))
         if response is None or response.code is not SUCCESS:  # getNextBrokerId returned null: no temp file
+            self._registration("CreateTempFile")
             return
         temp = TempBrokerMetadata(
             self._cluster_name,
@@ -195,6 +227,7 @@ class ReplicasManager:
         storage.write(TEMP_META_FILE, temp.encode())
         self._temp = temp
         self.state = S_TEMP_DONE
+        self._registration("CreateTempFile")
 
     def _temp_file(self) -> TempBrokerMetadata:
         """The temp file's content, held from TEMP_DONE until DeleteTempFile."""
@@ -218,12 +251,14 @@ class ReplicasManager:
         if self.state is not S_TEMP_DONE:
             raise self._not_enabled(S_TEMP_DONE)
         if not self.metadata_valid():
+            self._registration("SendApplyBrokerId")
             return False
         temp = self._temp_file()
         response = self._client.apply_broker_id(
             ApplyBrokerIdRequest(self._cluster_name, self._broker_name, temp.broker_id, temp.register_check_code)
         )
         self.state = S_ID_APPLIED if response is not None and response.code is SUCCESS else S_APPLY_FAILED
+        self._registration("SendApplyBrokerId")
         return True
 
     def abandon_temp_file(self) -> None:
@@ -236,6 +271,7 @@ class ReplicasManager:
         self._storage.delete(TEMP_META_FILE)
         self._temp = None
         self.state = S_INITIAL
+        self._registration("AbandonTempFile")
 
     def write_meta_file(self) -> None:
         """WriteMetaFile (spec/Broker.tla); the process's ``meta_id`` follows the file."""
@@ -246,6 +282,7 @@ class ReplicasManager:
         self.broker_id = broker_id
         self._process.meta_id = broker_id
         self.state = S_META_WRITTEN
+        self._registration("WriteMetaFile")
 
     def delete_temp_file(self) -> None:
         """DeleteTempFile (spec/Broker.tla)."""
@@ -254,17 +291,20 @@ class ReplicasManager:
         self._storage.delete(TEMP_META_FILE)
         self._temp = None
         self.state = S_META_DONE
+        self._registration("DeleteTempFile")
 
     def send_register(self) -> bool:
         """SendRegister (spec/Broker.tla). False, with nothing sent, when the meta file is of another broker
         set (:meth:`metadata_valid`)."""
         if self.state is not S_META_DONE:
             raise self._not_enabled(S_META_DONE)
+        self._emit("SendRegister")
         if not self.metadata_valid():
             return False
         response = self._client.register_broker(self.register_request())
         if response is not None and response.code is SUCCESS:
             self.state = S_REGISTERED
+            self._emit(None, {"regState": S_REGISTERED.value})
             self._adopt_role(response)
         return True
 
@@ -272,7 +312,9 @@ class ReplicasManager:
         """SendElectMaster (spec/Broker.tla), enabled by ElectWanted: no master learnt since registering
         (startBasicService), or a GetReplicaInfo poll (:meth:`ControllerClient.poll_replica_info`) naming no
         master in a newer master epoch (schedulingSyncBrokerMetadata)."""
-        response = self._client.elect_master(self.elect_request())
+        request = self.elect_request()
+        self._emit("SendElectMaster")
+        response = self._client.elect_master(request)
         if response is not None and (response.code is SUCCESS or response.code is MASTER_STILL_EXIST):
             self._adopt_role(response)
 
@@ -319,6 +361,7 @@ class ReplicasManager:
         """SyncReplicaInfo (spec/Broker.tla)."""
         if self.state is not S_REGISTERED:
             raise self._not_enabled(S_REGISTERED)
+        self._emit("SyncReplicaInfo")
         response = self._client.get_replica_info(GetReplicaInfoRequest(self._cluster_name, self._broker_name))
         if response is None or response.code is not SUCCESS:
             return
@@ -330,6 +373,7 @@ class ReplicasManager:
             if newer:
                 self.sync_state_set_epoch = header["syncStateSetEpoch"]
                 service.sync_state_set = response.body or frozenset()
+                self._sync_state_set_changed()
             pending = service.pending_alter
             if pending is not None and not pending.delivered:  # the outcome of an alter whose answer was lost
                 service.pending_alter = None
@@ -337,7 +381,9 @@ class ReplicasManager:
 
     def send_heartbeat(self) -> None:
         """SendHeartbeat (spec/Broker.tla)."""
-        self._client.broker_heartbeat(self.heartbeat_request())
+        request = self.heartbeat_request()
+        self._emit("SendHeartbeat")
+        self._client.broker_heartbeat(request)
 
     def send_alter_sync_state_set(self, new_sync_state_set: frozenset[int]) -> None:
         """SendAlterSyncStateSet (spec/Broker.tla)."""
@@ -345,6 +391,8 @@ class ReplicasManager:
             raise self._not_enabled(S_REGISTERED)
         if self.role is not S_MASTER:
             raise IllegalStateError(f"{self._process.name} is not a master")
+        if self._events is not None:
+            self._events.emit(self._process.name, {"tag": "SendAlterSyncStateSet", "newSyncStateSet": new_sync_state_set})
         response = self._client.alter_sync_state_set(
             AlterSyncStateSetRequest(
                 self._cluster_name,
@@ -358,6 +406,7 @@ class ReplicasManager:
         if response is not None and response.code is SUCCESS:
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
             self.ha_service.sync_state_set = new_sync_state_set
+            self._sync_state_set_changed()
             self.ha_service.settle(SET_RECOMPUTE)
 
     def report_sync_state_set_changed(self, new_sync_state_set: frozenset[int]) -> None:
@@ -388,6 +437,7 @@ class ReplicasManager:
         pending = service.pending_alter
         if pending is None or not pending.delivered:
             raise IllegalStateError(f"{self._process.name} has no answer on its way")
+        self._emit("AlterArrives")
         response = pending.response
         master = self.role is S_MASTER
         applied = master and response.code is SUCCESS and response.header["syncStateSetEpoch"] > self.sync_state_set_epoch
@@ -395,6 +445,7 @@ class ReplicasManager:
             # a late answer never rolls the set back: changeSyncStateSet takes only a newer epoch
             service.sync_state_set = pending.new_sync_state_set
             self.sync_state_set_epoch = response.header["syncStateSetEpoch"]
+            self._sync_state_set_changed()
         service.pending_alter = None
         if master:
             service.settle(SET_RECOMPUTE if applied else NO_RECOMPUTE)

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import attrs
 
+from autoswitch.conformance.engines import Config
 from autoswitch.conformance.errors import InputError
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient, LateRequest
@@ -37,6 +38,7 @@ from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
+from autoswitch.impl.event_log import LOGGED_STEPS, EventSink
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover
@@ -111,7 +113,8 @@ def _outcome(response: Response | None) -> Outcome:
 class ImplSystem:
     """The implementation of one broker set, steppable like the reference model. With ``storage="file"``
     each process's disk is the directory ``root/<process name>`` (a name that is not one plain directory
-    entry is an InputError) on the file system ``fs``."""
+    entry is an InputError) on the file system ``fs``. With ``event_dir`` the implementation writes its event log there
+    (one NDJSON file per node, docs/INSTRUMENTING.md), its logical clock advanced by every step; :meth:`close` ends it."""
 
     def __init__(
         self,
@@ -122,13 +125,18 @@ class ImplSystem:
         root: str | None = None,
         broker_sets: Mapping[str, str] | None = None,
         fs: FileSystem = OS_FILE_SYSTEM,
+        event_dir: str | None = None,
     ) -> None:
         if storage not in ("memory", "file"):
             raise ValueError(f"unknown storage backend {storage!r}")
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
         config = impl_config(options or Options())
-        self._controller = ControllerManager(config.controller)
+        # the run's event log (impl/event_log.py), its header the configuration as a trace's #meta says it and the steps
+        # logged every time
+        self._events = None if event_dir is None else EventSink(
+            event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS)})
+        self._controller = ControllerManager(config.controller, self._events)
         self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
         self._broker_sets = None if broker_sets is None else dict(broker_sets)
@@ -151,8 +159,14 @@ class ImplSystem:
         self._processes: dict[str, BrokerProcess] = {}
         for name, address in processes.items():
             self._processes[name] = BrokerProcess(
-                name, DEFAULT_CONFIG, disks[name], address, self._client, self._clock, self._record_master, self._broker_set
+                name, DEFAULT_CONFIG, disks[name], address, self._client, self._clock, self._record_master, self._broker_set,
+                self._events,
             )
+
+    def close(self) -> None:
+        """Close the event log's files (nothing without ``event_dir``)."""
+        if self._events is not None:
+            self._events.close()
 
     def _record_master(self, process: str, master_epoch: int) -> None:
         """Ghost variable: which process acted as master in which master epoch."""
@@ -161,6 +175,8 @@ class ImplSystem:
     def step(self, action: Mapping[str, Any]) -> Outcome:
         """Apply one action record; raises ``NotEnabled`` if it is not enabled in this state (the
         implementation's ``IllegalStateError`` included)."""
+        if self._events is not None:
+            self._events.tick()
         tag = action["tag"]
         run = _STEPS.get(tag)
         if run is None:

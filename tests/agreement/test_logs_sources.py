@@ -1,0 +1,279 @@
+"""The sources of event logs (issue 13): the implementation's own log (impl/event_log.py, docs/INSTRUMENTING.md), logs cut
+from behaviours (conformance/logs/cut.py), their mutations, and a broken implementation's log, put to ``validate``.
+
+- Every event the implementation writes is true of the reference at its clock: its action is the step taken there, its
+  observations the reference's variables after that step (independent of the search).
+- Logs cut from sampled walks of the default campaign's configurations, and implementation runs (file backend) with
+  most events removed, are explained.
+- Each mutation is refused at the event it was made at; a log of an implementation that skips the epoch check on
+  truncation (``SkipsEpochCheck``) is refused at its handshake, and the same run of the real implementation is explained.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autoswitch.conformance.engines import Config, trace_states
+from autoswitch.conformance.engines.impl import ImplSystem
+from autoswitch.conformance.logs import cut
+from autoswitch.conformance.logs.search import REFUSED, validate
+from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid, run_walk, walk_seed
+from autoswitch.conformance.trace.itf import decode
+from autoswitch.impl import replicas_manager
+from autoswitch.impl.ha import AutoSwitchHAClient
+from autoswitch.impl.states import S_HA_READY, S_HA_TRANSFER
+from autoswitch.reference import NotEnabled, Options
+from autoswitch.reference.variables import CONTROLLER_VARIABLES
+
+SAFETY = tuple(c for c in DEFAULT_CONFIGS if not c.endswith("-live"))  # the default campaign's safety configurations
+FAST = ("safe-rocketmq-2p", "safe-kip279-2p")  # the fast set's; the slow tests take every one
+LENGTH = 24  # steps of a sampled walk
+MAX_GAP = 8  # validate's default
+
+
+def _walk(name: str, walk: int, length: int = LENGTH) -> tuple[Config, list[dict[str, Any]]]:
+    """The actions of walk ``walk`` of configuration ``name`` (campaign seed 0), checked on the reference only."""
+    sim = grid()[name]
+    run = run_walk(sim.config, sim.weights(), walk_seed(0, name, walk), length, tolerate=sim.breaks, with_impl=False)
+    return sim.config, run.actions
+
+
+def _impl_run(config: Config, actions: Sequence[Mapping[str, Any]], root: Path, system: type[ImplSystem] = ImplSystem) -> Path:
+    """Run ``actions`` on the implementation with the file backend and emission on; its log directory."""
+    impl = system(config.processes, config.options, storage="file", root=str(root / "disk"), event_dir=str(root / "log"))
+    for action in actions:
+        impl.step(action)
+    impl.close()
+    return root / "log"
+
+
+def _explained(log: cut.CutLog, where: Path, max_gap: int | None = None) -> None:
+    """``validate`` explains ``log`` with ``max_gap`` (None: the gap the log surely needs, cut.max_gap: a larger one only
+    makes the search longer)."""
+    verdict = validate(log.write(where), max_gap=cut.max_gap(log) if max_gap is None else max_gap)
+    assert verdict.ok, verdict.describe()
+
+
+def _refused_at(mutation: cut.Mutation, where: Path, max_gap: int = MAX_GAP) -> None:
+    """``validate`` refuses the mutated log at the mutation's event: its index in the merged order, its file and line."""
+    verdict = validate(mutation.log.write(where), max_gap=max_gap)
+    assert verdict.status == REFUSED and verdict.event is not None, f"{mutation.what}: {verdict.describe()}"
+    file, line = mutation.log.located(mutation.index)
+    assert (verdict.event.index, Path(verdict.event.file).name, verdict.event.line) == (mutation.index, file, line), (
+        f"{mutation.what}: {verdict.describe()}")
+
+
+# ---- the implementation's events are true of the reference --------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SAFETY)
+def test_impl_events_are_the_reference_steps(name: str, tmp_path: Path) -> None:
+    config, actions = _walk(name, 0, 40)
+    log = cut.read_log(_impl_run(config, actions, tmp_path))
+    states = trace_states(config, actions)
+    assert log.meta["processes"] == dict(config.processes)
+    assert {e["node"] for e in log.events} <= {cut.CONTROLLER, *config.processes}
+    assert any("observe" in e for e in log.events) and any("action" in e for e in log.events)
+    for e in log.events:
+        node, k = e["node"], e["clock"]
+        if "action" in e:
+            action = decode(e["action"])
+            if node != cut.CONTROLLER:
+                action.setdefault("process", node)
+            assert {x: actions[k - 1].get(x) for x in action} == action, (k, e)
+        for variable, value in e.get("observe", {}).items():
+            assert decode(value) == _model_value(states[k], variable, node), (k, e)
+
+
+def _model_value(state: Mapping[str, Any], variable: str, node: str) -> Any:
+    value = state[variable] if variable in CONTROLLER_VARIABLES else state[variable][node]
+    return [tuple(x) for x in value] if isinstance(value, list) else value
+
+
+def test_emission_is_off_by_default(tmp_path: Path) -> None:
+    config, actions = _walk(SAFETY[0], 0)
+    impl = ImplSystem(config.processes, config.options, storage="file", root=str(tmp_path))
+    for action in actions:
+        impl.step(action)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(config.processes)  # the disks, no log
+
+
+# ---- logs cut from sampled walks ------------------------------------------------------------------------------------------
+
+FILTERS = {
+    "full": lambda log: log,
+    "controller-roles-truncations": cut.controller_view,
+    "one-node": lambda log: cut.one_node(log, "p1"),
+    "every-3rd": lambda log: cut.every_kth(log, 3),
+}
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_cut_walk_logs_are_explained(name: str, tmp_path: Path) -> None:
+    config, actions = _walk(name, 1)
+    full = cut.walk_log(config, actions)
+    for label, cut_by in FILTERS.items():
+        log = cut_by(full)
+        if cut.max_gap(log) <= MAX_GAP:
+            _explained(log, tmp_path / label)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: Path) -> None:
+    config, actions = _walk(name, 2)
+    full = cut.read_log(_impl_run(config, actions, tmp_path))
+    for label, cut_by in FILTERS.items():
+        log = cut_by(full)
+        if label != "full":
+            assert len(log.events) < len(full.events)
+        if cut.max_gap(log) <= MAX_GAP:
+            _explained(log, tmp_path / label)
+
+
+SWEEP_STATES = 5_000  # the search's budget per log in the sweep
+
+
+# walk 3 of union-off-rocketmq-2p restarts p1 at a new address; its every-3rd log keeps the new address only inside an
+# observed tempFile checkCode, which the search's address domain (search.log_domains) does not read: it is refused
+_ADDRESS_DOMAIN = pytest.mark.xfail(strict=True, reason="validate's address domain misses an address seen only in tempFile")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_ADDRESS_DOMAIN) if n == "union-off-rocketmq-2p" else n for n in SAFETY])
+def test_cut_logs_of_every_default_configuration_are_never_refused(name: str, tmp_path: Path) -> None:
+    """Walk 3 of every default configuration, cut every way, from the walk and from the implementation's run: no log is
+    refused, the full ones are explained; a sparse log may exhaust the search's budget (SWEEP_STATES) on three processes
+    or 40-step walks, so the others must only not be refused."""
+    config, actions = _walk(name, 3)
+    for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.read_log(_impl_run(config, actions, tmp_path)))):
+        for label, cut_by in FILTERS.items():
+            log = cut_by(full)
+            if cut.max_gap(log) > MAX_GAP:
+                continue
+            verdict = validate(log.write(tmp_path / f"{source}-{label}"), max_gap=cut.max_gap(log), max_states=SWEEP_STATES)
+            assert verdict.status != REFUSED, verdict.describe()
+            assert verdict.ok or label != "full", verdict.describe()
+
+
+# committed traces of behaviours (the other folders hold component vectors, several broker sets, leadership changes)
+TRACE_FOLDERS = ("broker-id", "controller", "kafka", "known-bugs", "designs", "code")
+
+
+@pytest.mark.parametrize("folder", TRACE_FOLDERS)
+def test_logs_cut_from_committed_traces_are_explained(folder: str, tmp_path: Path) -> None:
+    """Each trace's full log, with no gap: its steps, as logged, are the trace's (a filtered log may need a step outside
+    the configuration's Next that the trace takes, which the search does not take unobserved)."""
+    traces = sorted((Path(__file__).resolve().parents[2] / "traces" / folder).glob("*.itf.json"))
+    assert traces
+    for i, path in enumerate(traces):
+        try:
+            log = cut.trace_log(path)
+        except NotEnabled:  # a step the trace expects disabled
+            continue
+        _explained(log, tmp_path / f"t{i}", 0)
+
+
+# ---- mutations ------------------------------------------------------------------------------------------------------------
+
+def _mutations(name: str) -> list[cut.Mutation]:
+    """Each mutation of walk 1's full log, and a falsified controller view (its first event: refusing a sparse log
+    explores every behaviour within the gap, so the test takes the cheapest)."""
+    config, actions = _walk(name, 1)
+    full = cut.walk_log(config, actions)
+    mutations = [cut.falsify(full), cut.falsify(full, 3), cut.change(config, full), cut.reorder(config, full),
+                 cut.falsify(cut.controller_view(full))]
+    assert all(m is not None for m in mutations), [m and m.what for m in mutations]
+    return [m for m in mutations if m is not None]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_mutated_logs_are_refused_at_their_event(name: str, tmp_path: Path) -> None:
+    for i, mutation in enumerate(_mutations(name)):
+        _refused_at(mutation, tmp_path / f"m{i}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in SAFETY if n not in FAST])
+def test_mutated_logs_of_every_default_configuration_are_refused(name: str, tmp_path: Path) -> None:
+    for i, mutation in enumerate(_mutations(name)[:4]):
+        _refused_at(mutation, tmp_path / f"m{i}")
+
+
+def test_reordered_events_keep_their_slots_clocks() -> None:
+    config, actions = _walk(SAFETY[0], 1)
+    full = cut.walk_log(config, actions)
+    mutation = cut.reorder(config, full)
+    assert mutation is not None
+    clocks = [e["clock"] for e in mutation.log.events]
+    assert clocks == [e["clock"] for e in full.events]
+    moved = mutation.log.events[mutation.index]
+    assert moved != full.events[mutation.index] and moved["node"] == full.events[mutation.index]["node"]
+
+
+# ---- a broken implementation ----------------------------------------------------------------------------------------------
+
+class SkipsEpochCheck(AutoSwitchHAClient):
+    """A broken HA client: its handshake truncates to the shorter of the two logs, skipping findConsistentPoint's epoch
+    comparison, and logs as the real one does."""
+
+    def handshake(self) -> int:
+        peer, master = self._link(S_HA_READY)
+        store = self._store
+        point = min(len(store.commit_log.entries), len(peer.commit_log.entries))
+        events = store.events
+        if events is not None:
+            events.emit(store.name, {"tag": "Handshake"})
+        store.truncate(point)
+        self.ha_state = S_HA_TRANSFER
+        if events is not None:
+            events.emit(store.name, observe={"log": list(store.commit_log.entries), "confirmOffset": store.confirm_offset,
+                                             "haState": S_HA_TRANSFER.value})
+        master.receive_ack(store.meta_id, point)
+        return point
+
+
+def _registered(p: str) -> list[dict[str, Any]]:
+    return [{"tag": "CreateTempFile", "process": p}, {"tag": "SendApplyBrokerId", "process": p, "lost": False},
+            {"tag": "WriteMetaFile", "process": p}, {"tag": "DeleteTempFile", "process": p},
+            {"tag": "SendRegister", "process": p, "lost": False}, {"tag": "SendHeartbeat", "process": p}]
+
+
+# p1 is master in epoch 1 with p2 in sync; p1 writes a message p2 never gets and crashes; p2 is master in epoch 2 and writes
+# another at the same offset; p1 comes back as p2's slave: its handshake must cut its unreplicated message
+DIVERGED = [
+    *_registered("p1"), {"tag": "SendElectMaster", "process": "p1", "lost": False}, *_registered("p2"),
+    {"tag": "Handshake", "process": "p2"}, {"tag": "Write", "process": "p1"}, {"tag": "Transfer", "process": "p2"},
+    {"tag": "Ack", "process": "p2"}, {"tag": "Expand", "process": "p1", "brokerId": 2, "lost": False},
+    {"tag": "AlterArrives", "process": "p1"}, {"tag": "Write", "process": "p1"}, {"tag": "Crash", "process": "p1"},
+    {"tag": "HeartbeatExpire", "brokerId": 1}, {"tag": "ControllerElectScan"}, {"tag": "SyncReplicaInfo", "process": "p2"},
+    {"tag": "Write", "process": "p2"}, {"tag": "Restart", "process": "p1", "addr": "10.0.0.1:30911"},
+    {"tag": "LoadMetaFile", "process": "p1"}, {"tag": "SendRegister", "process": "p1", "lost": False},
+    {"tag": "Handshake", "process": "p1"},
+]
+CONFIG = Config({"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, Options())
+
+
+@pytest.mark.parametrize("gap", [0, pytest.param(2, marks=pytest.mark.slow)])
+def test_broken_implementation_log_is_refused(gap: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = cut.read_log(_impl_run(CONFIG, DIVERGED, tmp_path / "real"))
+    _explained(real, tmp_path / "real-log", gap)
+    _explained(cut.controller_view(real), tmp_path / "real-view")
+    monkeypatch.setattr(replicas_manager, "AutoSwitchHAClient", SkipsEpochCheck)
+    broken_dir = _impl_run(CONFIG, DIVERGED, tmp_path / "broken")
+    broken = cut.read_log(broken_dir)
+    states = trace_states(CONFIG, DIVERGED)
+    assert len(states[-1]["log"]["p1"]) == 1  # the reference cuts p1's unreplicated message ...
+    truncations = [e for e in broken.events if e["node"] == "p1" and "log" in e.get("observe", {})]
+    assert len(decode(truncations[-1]["observe"]["log"])) == 2  # ... the broken client keeps it
+    # the whole log, with a gap that explains the real one (every step of this run is logged): refusing explores every
+    # behaviour within the gap (gap 2: about 70,000 states, 12 s; gap 8 about 190,000; a sparse log more)
+    verdict = validate(broken.write(tmp_path / "broken-log"), max_gap=gap)
+    assert verdict.status == REFUSED and verdict.event is not None, verdict.describe()
+    refused = broken.events[verdict.event.index]  # read_log's order is the merge's
+    assert (Path(verdict.event.file).name, refused["node"], refused["clock"]) == ("p1.ndjson", "p1", len(DIVERGED))
+    assert "log" in refused["observe"], verdict.describe()
+    assert json.loads((broken_dir / "p1.ndjson").read_text().splitlines()[0])["meta"]["policy"] == "rocketmq"
