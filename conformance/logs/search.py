@@ -212,6 +212,9 @@ def log_domains(log: Log) -> LogDomains:
         for r in e.observe.get("replicas", {}).values() if isinstance(e.observe.get("replicas"), Mapping) else ():
             if isinstance(r, Mapping) and isinstance(r.get("addr"), str):
                 addrs.append(r["addr"])
+        temp = e.observe.get("tempFile")
+        if isinstance(temp, Mapping) and isinstance(temp.get("checkCode"), str) and ";" in temp["checkCode"]:
+            addrs.append(temp["checkCode"].rpartition(";")[0])  # CreateTempFile's checkCode is "addr;clock"
         for name in _ID_VARS:
             if name in e.observe:
                 ids.update(_ints(e.observe[name]))

@@ -137,13 +137,8 @@ def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: P
 SWEEP_STATES = 5_000  # the search's budget per log in the sweep
 
 
-# walk 3 of union-off-rocketmq-2p restarts p1 at a new address; its every-3rd log keeps the new address only inside an
-# observed tempFile checkCode, which the search's address domain (search.log_domains) does not read: it is refused
-_ADDRESS_DOMAIN = pytest.mark.xfail(strict=True, reason="validate's address domain misses an address seen only in tempFile")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_ADDRESS_DOMAIN) if n == "union-off-rocketmq-2p" else n for n in SAFETY])
+@pytest.mark.parametrize("name", SAFETY)
 def test_cut_logs_of_every_default_configuration_are_never_refused(name: str, tmp_path: Path) -> None:
     """Walk 3 of every default configuration, cut every way, from the walk and from the implementation's run: no log is
     refused, the full ones are explained; a sparse log may exhaust the search's budget (SWEEP_STATES) on three processes
