@@ -287,18 +287,52 @@ def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=False))
-def explain(path: str) -> None:
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--html", "html_out", type=click.Path(), default=None,
+              help="Write the trace as an HTML page here (a folder of traces: a folder of pages and index.html).")
+def explain(path: str, html_out: str | None) -> None:
     """Run one trace on the reference model and print each step, what it changed, and where an
-    invariant first fails (the way to read a counterexample)."""
-    from autoswitch.conformance.trace.explain import explain as lines
+    invariant first fails (the way to read a counterexample). With --html, write a page to step
+    through in a browser instead (every trace kind); a folder of traces gives one page per trace:
+    a bad trace is reported and the others are written."""
     from autoswitch.conformance.trace.itf import TraceError
+
+    if html_out is not None:
+        _explain_html(path, html_out)
+        return
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{path} is a directory: explain reads one trace; a directory needs --html OUTDIR", param_hint="PATH")
+    from autoswitch.conformance.trace.explain import explain as lines
 
     try:
         for line in lines(path):
             click.echo(line)
     except TraceError as e:
         raise BadInput(str(e)) from None
+
+
+def _explain_html(path: str, out: str) -> None:
+    """``explain PATH --html OUT``: one page, or a folder of pages and index.html (exit as replay: 3 > 2 > 0)."""
+    from autoswitch.conformance.html.explorer import write_page, write_pages
+
+    if not os.path.isdir(path):
+        write_page(path, output_file(out, "--html"))
+        console.print(f"wrote {out}")
+        return
+    folder = output_folder(out, "--html")
+    codes = []
+    for trace, page, error in write_pages(trace_files([path]), path, folder):
+        if error is None:
+            console.print(f"wrote {page}")
+            codes.append(EXIT_OK)
+        elif isinstance(error, InputError):
+            console.print(f"bad trace: {error}")
+            codes.append(EXIT_INPUT)
+        else:
+            console.print(f"{trace}: internal error: {type(error).__name__}: {error}")
+            codes.append(EXIT_INTERNAL)
+    console.print(f"{codes.count(EXIT_OK)} of {len(codes)} pages written; index: {folder / 'index.html'}")
+    sys.exit(batch_exit(codes))
 
 
 @main.command("z3-truncation")

@@ -16,6 +16,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance import compare
+from autoswitch.conformance.html.report import write_html_report
 from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS, grid
 from autoswitch.conformance.simulation.coverage import Coverage
 from autoswitch.conformance.simulation.fair import FAIR_BOUND
@@ -232,8 +233,9 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
                  missing: Mapping[tuple[str, int], ChunkProblem] = {},
                  times: Mapping[tuple[str, int], tuple[float, list[float]]] = {},
                  exhaustive: Mapping[str, Coverage] = {}) -> tuple[Path, list[str]]:
-    """Write ``report.md`` (and the plots) under ``out``; returns its path and the problems found: the
-    summaries' and each chunk of ``missing`` (not done, so not in the rows: store.load_rows). ``times``: the chunks'
+    """Write ``report.md`` (and the plots) under ``out``, and ``report.html`` beside it with the failures' explorer
+    pages (conformance/html/report.py); returns its path and the problems found: the
+    summaries', each shrunk trace whose page could not be written, and each chunk of ``missing`` (not done, so not in the rows: store.load_rows). ``times``: the chunks'
     timings (store.timings) for the time to first failure; ``exhaustive``: per configuration, the fraction of the
     checker's exhaustive abstract states its walks reached (coverage.py)."""
     summaries = summarize(campaign, rows)
@@ -282,4 +284,5 @@ def write_report(campaign: Campaign, rows: list[dict[str, Any]], stats: RunStats
     lines += ["", *_liveness_section(summaries), *_designs_section(summaries, stats), "## Plots", "", *(f"![{p}]({p})" for p in plots), ""]
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).encode())
-    return path, problems
+    _, unwritten = write_html_report("\n".join(lines), rows, out, plots, f"Simulation campaign (seed {campaign.seed})")
+    return path, problems + unwritten

@@ -1,15 +1,18 @@
 """``autoswitch explain``: replay one trace on the reference model and print it step by step - the
 action, the answer, what changed - marking where an invariant first fails. The way to read a
-counterexample."""
+counterexample. :func:`replay_walk` gives the model's full state at each step, also to the HTML explorer
+(conformance/html/explorer.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from autoswitch.conformance.engines import make_engine
-from autoswitch.conformance.trace.itf import TraceError, load_trace, printable
-from autoswitch.conformance.trace.replay import show, validate_walk
+from attrs import frozen
+
+from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
+from autoswitch.conformance.trace.replay import broken_in_other_sets, broken_properties, show, validate_walk
 from autoswitch.conformance.trace.vocabulary import DISABLED, same
 from autoswitch.reference.designs import design_of
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
@@ -43,48 +46,86 @@ def _design_line(v: dict[str, Any]) -> str | None:
     return f"design {design} (InitDesign): {procs}"
 
 
+@frozen
+class Step:
+    """One state of a walk as the reference model runs it (:func:`replay_walk`): the trace's ``action``, the model's answer
+    (None for Init; ``refused``: the NotEnabled message of a step the trace says is DISABLED), the model's full
+    ``variables`` and ``observed`` view after it, the default set's other controllers (``sets``), and the properties
+    that fail there (``broken``: state invariants and action properties, then those of each other set)."""
+
+    index: int
+    action: dict[str, Any]
+    outcome: Mapping[str, Any] | None
+    refused: str | None
+    variables: dict[str, Any]
+    observed: dict[str, Any]
+    sets: dict[str, dict[str, Any]]
+    broken: list[str]
+
+
+def replay_walk(trace: Trace) -> tuple[Config, Iterator[Step]]:
+    """Replay a walk from Init on the reference model, one :class:`Step` per state (state 0 is Init). The trace is
+    validated as replay validates a walk before the first step; a step the model does not enable, where the trace does
+    not say DISABLED, raises ``TraceError`` there: the trace is not a run of the model."""
+    if "kind" in trace.meta:
+        raise TraceError(trace.path, None, "#meta.kind", f"a {show(trace.meta['kind'])} trace is not a walk "
+                         f"from Init: `autoswitch replay {trace.path}` checks it")
+    config, _ = validate_walk(trace)
+    return config, _steps(trace, config)
+
+
+def _steps(trace: Trace, config: Config) -> Iterator[Step]:
+    path = trace.path
+    engine = make_engine("reference", config)
+    before, sets_before = engine.variables(), engine.other_sets()
+    yield Step(0, trace.states[0]["action"], None, None, before, engine.observed(), sets_before,
+               broken_properties(None, before) + broken_in_other_sets(None, sets_before))
+    for i, state in enumerate(trace.states[1:], start=1):
+        action = state["action"]
+        try:
+            outcome, refused = engine.step(action), None
+        except NotEnabled as e:
+            if not same(state.get("outcome"), {"code": DISABLED}):
+                params = ", ".join(f"{k}={show(v)}" for k, v in action.items() if k != "tag")
+                raise TraceError(path, i, "action", f"{action['tag']}({params}) is not enabled here: {e}; the trace is not a run "
+                                 f"of the model (`autoswitch replay {path}` shows where it diverges)") from None
+            outcome, refused = {"code": DISABLED}, str(e)
+        after, sets_after = engine.variables(), engine.other_sets()
+        broken = broken_properties(before, after) + broken_in_other_sets(sets_before, sets_after)
+        yield Step(i, action, outcome, refused, after, engine.observed(), sets_after, broken)
+        before, sets_before = after, sets_after
+
+
 def explain(path: str) -> Iterator[str]:
-    """Lines describing the trace at ``path`` as the reference model runs it, each :func:`printable`.
-    The trace is validated as replay validates a walk before the first line; a step the model does not
-    enable, where the trace does not say DISABLED, raises ``TraceError`` there: the trace is not a run of
-    the model (``autoswitch replay`` reports it as a divergence)."""
+    """Lines describing the trace at ``path`` as the reference model runs it (:func:`replay_walk`), each :func:`printable`."""
     for line in _explain(path):
         yield printable(line)
 
 
 def _explain(path: str) -> Iterator[str]:
     trace = load_trace(path)
-    if "kind" in trace.meta:
-        raise TraceError(path, None, "#meta.kind", f"a {show(trace.meta['kind'])} trace is not a walk "
-                         f"from Init: `autoswitch replay {path}` checks it")
-    config, _ = validate_walk(trace)
+    config, steps = replay_walk(trace)
     yield f"{path}: {trace.meta.get('description', '')}"
     yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
-    engine = make_engine("reference", config)
-    before, shown = engine.variables(), engine.observed()
-    if (line := _design_line(before)) is not None:
+    start = next(steps)
+    if (line := _design_line(start.variables)) is not None:
         yield line
-    failed = False
-    for i, state in enumerate(trace.states[1:], start=1):
-        action = state["action"]
+    failed, before, shown = False, start.variables, start.observed
+    for step in steps:
+        action = step.action
         params = ", ".join(f"{k}={show(v)}" for k, v in action.items() if k != "tag")
-        try:
-            outcome = engine.step(action)
-        except NotEnabled as e:
-            if not same(state.get("outcome"), {"code": DISABLED}):
-                raise TraceError(path, i, "action", f"{action['tag']}({params}) is not enabled here: {e}; the trace is not a run "
-                                 f"of the model (`autoswitch replay {path}` shows where it diverges)") from None
-            yield f"{i:3d} {action['tag']}({params}) -> not enabled ({DISABLED}, as the trace says): {e}"
+        if step.refused is not None:
+            yield f"{step.index:3d} {action['tag']}({params}) -> not enabled ({DISABLED}, as the trace says): {step.refused}"
             continue
+        outcome = step.outcome
         answer = ", ".join(f"{k}={show(v)}" for k, v in outcome.items() if k != "code")
-        yield f"{i:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")
-        after, showing = engine.variables(), engine.observed()
-        for change in _changes(shown, showing):  # every set's controller and the trace-only variables too
+        yield f"{step.index:3d} {action['tag']}({params}) -> {outcome['code']}" + (f" {answer}" if answer else "")
+        for change in _changes(shown, step.observed):  # every set's controller and the trace-only variables too
             yield f"      {change}"
-        broken = violated_invariants(after) + violated_action_properties(before, after)
+        broken = violated_invariants(step.variables) + violated_action_properties(before, step.variables)
         if broken and not failed:
             failed = True
-            yield f"  !!! {', '.join(broken)} fails here (state {i})"
-        before, shown = after, showing
+            yield f"  !!! {', '.join(broken)} fails here (state {step.index})"
+        before, shown = step.variables, step.observed
     if not failed:
         yield "every invariant holds on every state"

@@ -667,6 +667,16 @@ def _common_prefix(a: list, b: list) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
+def truncation_post(engine_name: str, options: Options, pre: Mapping[str, Any], master: str, slave: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The SLAVE's Handshake on a truncation-step pre-state (:func:`handshake`): its outcome and the state after it."""
+    outcome, cut = handshake(engine_name, options.policy, {
+        "slaveEpochs": pre["epochFile"][slave], "slaveLeo": len(pre["log"][slave]), "slaveConfirmOffset": pre["confirmOffset"][slave],
+        "masterEpochs": pre["epochFile"][master], "masterLeo": len(pre["log"][master])}, options.kafka_leader_epoch_on_election)
+    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:cut["slaveLeo"]]}, "epochFile": {**pre["epochFile"], slave: cut["slaveEpochs"]},
+            "confirmOffset": {**pre["confirmOffset"], slave: cut["slaveConfirmOffset"]}}
+    return outcome, post
+
+
 def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
     """A truncation-step trace: state 0 is a given pre-state - ``role`` (one MASTER, one SLAVE), ``log``,
     ``epochFile`` and ``confirmOffset`` of both - and state 1 the SLAVE's Handshake. The engine's
@@ -683,12 +693,7 @@ def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
     if broken:
         return Result(path, engine_name, VIOLATION, n, 0, 0, broken[0], None, f"{broken[0]} at state 0",
                       f"the given pre-state breaks {broken[0]}")
-    v21 = options.kafka_leader_epoch_on_election
-    outcome, cut = handshake(engine_name, policy, {
-        "slaveEpochs": pre["epochFile"][slave], "slaveLeo": len(pre["log"][slave]), "slaveConfirmOffset": pre["confirmOffset"][slave],
-        "masterEpochs": pre["epochFile"][master], "masterLeo": len(pre["log"][master])}, v21)
-    post = {**pre, "log": {**pre["log"], slave: pre["log"][slave][:cut["slaveLeo"]]}, "epochFile": {**pre["epochFile"], slave: cut["slaveEpochs"]},
-            "confirmOffset": {**pre["confirmOffset"], slave: cut["slaveConfirmOffset"]}}
+    outcome, post = truncation_post(engine_name, options, pre, master, slave)
     for key, want in (after.get("outcome") or {}).items():
         got = outcome.get(key, _ABSENT)
         if not same(want, got):
