@@ -29,7 +29,7 @@ def failure_links(browser: Browser) -> list[str]:
     return sorted({h for h in hrefs if h.endswith(".html")})
 
 
-def test_the_report_loads_with_its_plots_inlined(campaign: Path, browser: Browser) -> None:
+def test_the_report_loads_with_its_plots_inlined(browser: Browser, campaign: Path) -> None:
     browser.open((campaign / "report.html").as_uri())
     assert browser.script_errors() == []
     assert browser.fetched() == [], "report.html is not self-contained"
@@ -41,7 +41,7 @@ def test_the_report_loads_with_its_plots_inlined(campaign: Path, browser: Browse
     browser.screenshot("report")
 
 
-def test_each_failure_link_opens_its_explorer_page_at_a_violation(campaign: Path, browser: Browser) -> None:
+def test_each_failure_link_opens_its_explorer_page_at_a_violation(browser: Browser, campaign: Path) -> None:
     browser.open((campaign / "report.html").as_uri())
     links = failure_links(browser)
     assert {link.split("/")[1] for link in links} == set(CONFIGS), f"one failure page per control; links: {links}"
