@@ -52,7 +52,6 @@ from autoswitch.conformance.trace.replay import (
     handshake,
     show,
     truncation_post,
-    validate_walk,
 )
 from autoswitch.reference import epoch_file
 from autoswitch.reference.designs import master_processes
@@ -76,6 +75,8 @@ def _lane_marks(marks: dict[str, dict[str, list]], lane: str) -> dict[str, list]
 
 
 def _add(marks: dict[str, dict[str, list]], lane: str, key: str, *values: Any) -> None:
+    if not values:
+        return
     got = _lane_marks(marks, lane)[key]
     got.extend(x for x in values if x not in got)
 
@@ -84,11 +85,13 @@ def _ids(log: list) -> set:
     return {msg for msg, _ in log}
 
 
-def marks(names: list[str], v: Mapping[str, Any], before: Mapping[str, Any] | None = None) -> dict[str, dict[str, list]]:
+def marks(names: list[str], v: Mapping[str, Any], before: Mapping[str, Any] | None = None,
+          process: str | None = None) -> dict[str, dict[str, list]]:
     """Per lane (a process, or ``controller``) what the failing properties ``names`` concern in the state ``v``: the
     offsets of its log (``offsets``), the messages it should hold and lacks (``missing``), and its fields (variable
     names). NoAckedMessageLost and NoPhantomRead: the acked or seen messages a member or master lacks; LogMatching: the
-    offsets where two logs differ; the other properties: the variables they read, on the lanes they fail on."""
+    offsets where two logs differ; the other properties: the variables they read, on the lanes they fail on (a
+    per-process liveness property: on ``process``'s)."""
     out: dict[str, dict[str, list]] = {}
     logs = v.get("log", {})
     for name in dict.fromkeys(names):
@@ -128,7 +131,7 @@ def marks(names: list[str], v: Mapping[str, Any], before: Mapping[str, Any] | No
         elif name in LIVENESS_BY_NAME or name in _BY_NAME:
             reads = LIVENESS_BY_NAME[name].reads if name in LIVENESS_BY_NAME else _BY_NAME[name].reads
             _add(out, CONTROLLER_LANE, "fields", *(r for r in reads if r in CONTROLLER_FIELDS))
-            for p in sorted(v.get("role", {})):
+            for p in [process] if process is not None and name in LIVENESS_BY_NAME else sorted(v.get("role", {})):
                 _add(out, p, "fields", *(r for r in reads if r not in CONTROLLER_FIELDS and r != "log"))
     return out
 
@@ -200,8 +203,7 @@ def _liveness(trace: Trace, expected: Any) -> tuple[Any, str | None, set[int]]:
 
 
 def _walk(trace: Trace) -> dict[str, Any]:
-    config, expected = validate_walk(trace)
-    _, steps = replay_walk(trace)
+    config, expected, steps = replay_walk(trace)
     prop, process, where = _liveness(trace, expected)
     states, before, shown = [], None, None
     for step in steps:
@@ -214,7 +216,7 @@ def _walk(trace: Trace) -> dict[str, Any]:
         changes = [] if shown is None else list(_changes(shown, step.observed))
         lanes = {p: _walk_lane(v, step.observed, p, config.options.design) for p in sorted(config.processes)}
         states.append(_state(step.index, step.action, outcome, None if step.outcome is None else step.outcome.get("code"), lanes,
-                             _walk_controller(v, step.observed, step.sets), broken, marks(broken, v, before), changes,
+                             _walk_controller(v, step.observed, step.sets), broken, marks(broken, v, before, process), changes,
                              _plain(v["acked"]), _plain(v["seen"])))
         before, shown = v, step.observed
     expect = trace.meta.get("expect")

@@ -12,13 +12,14 @@ from attrs import frozen
 
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
-from autoswitch.conformance.trace.replay import broken_in_other_sets, broken_properties, show, validate_walk
+from autoswitch.conformance.trace.replay import AtEnd, Lasso, broken_in_other_sets, broken_properties, show, validate_walk
 from autoswitch.conformance.trace.vocabulary import DISABLED, same
 from autoswitch.reference.designs import design_of
 from autoswitch.reference.invariants import violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import CONTROLLER, DLEDGER
 
+Expected = tuple[str, int] | Lasso | AtEnd | None  # what a walk expects (replay.validate_walk)
 QUIET = ("clock", "alive", "nextMsg")  # bookkeeping that changes often and explains little
 
 
@@ -63,15 +64,16 @@ class Step:
     broken: list[str]
 
 
-def replay_walk(trace: Trace) -> tuple[Config, Iterator[Step]]:
-    """Replay a walk from Init on the reference model, one :class:`Step` per state (state 0 is Init). The trace is
-    validated as replay validates a walk before the first step; a step the model does not enable, where the trace does
-    not say DISABLED, raises ``TraceError`` there: the trace is not a run of the model."""
+def replay_walk(trace: Trace) -> tuple[Config, Expected, Iterator[Step]]:
+    """Replay a walk from Init on the reference model, one :class:`Step` per state (state 0 is Init), with its config
+    and what it expects (:func:`replay.validate_walk`). The trace is validated as replay validates a walk before the
+    first step; a step the model does not enable, where the trace does not say DISABLED, raises ``TraceError`` there:
+    the trace is not a run of the model."""
     if "kind" in trace.meta:
         raise TraceError(trace.path, None, "#meta.kind", f"a {show(trace.meta['kind'])} trace is not a walk "
                          f"from Init: `autoswitch replay {trace.path}` checks it")
-    config, _ = validate_walk(trace)
-    return config, _steps(trace, config)
+    config, expected = validate_walk(trace)
+    return config, expected, _steps(trace, config)
 
 
 def _steps(trace: Trace, config: Config) -> Iterator[Step]:
@@ -104,7 +106,7 @@ def explain(path: str) -> Iterator[str]:
 
 def _explain(path: str) -> Iterator[str]:
     trace = load_trace(path)
-    config, steps = replay_walk(trace)
+    config, _, steps = replay_walk(trace)
     yield f"{path}: {trace.meta.get('description', '')}"
     yield f"policy {config.options.policy}; options {config.to_meta()['options']}"
     start = next(steps)
