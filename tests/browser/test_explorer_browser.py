@@ -5,9 +5,12 @@ lanes show each state the trace gives, the violating state is marked, a lasso st
 from pathlib import Path
 
 import pytest
-from harness import NOT_CHECKED, TRACES, Browser, page_of
+from harness import NOT_CHECKED, ROOT, TRACES, Browser, autoswitch, page_of
 
-from autoswitch.conformance.trace.itf import load_trace
+from autoswitch.conformance.check.specconfig import load_spec_config
+from autoswitch.conformance.engines import trace_states
+from autoswitch.conformance.trace.itf import load_trace, write_trace
+from autoswitch.conformance.trace.replay import PASS, replay_file
 
 Keys = pytest.importorskip("selenium.webdriver.common.keys", reason=f"selenium is not installed: {NOT_CHECKED}").Keys
 pytestmark = pytest.mark.slow
@@ -164,6 +167,51 @@ def test_stepping_past_a_lassos_end_returns_into_its_loop(kind: str, browser: Br
     browser.press(Keys.ARROW_RIGHT, last - loop + 1)
     assert loop <= browser.index() <= last
     browser.screenshot(f"explorer-{kind}-loop")
+
+
+# a lasso whose loop has several steps (the committed ones stutter in their last state): EventuallyMaster fails when a
+# controller failover, a crash and a heartbeat expiry repeat for ever (tests/tools/test_check_liveness.py, SEVERAL)
+SEVERAL = [{"tag": "CreateTempFile", "process": "p1"}, {"tag": "SendApplyBrokerId", "process": "p1", "lost": False},
+           {"tag": "WriteMetaFile", "process": "p1"}, {"tag": "DeleteTempFile", "process": "p1"},
+           {"tag": "SendRegister", "process": "p1", "lost": False}, {"tag": "SendElectMaster", "process": "p1", "lost": False},
+           {"tag": "ControllerElectScan"}, {"tag": "ControllerFailover"}, {"tag": "SendHeartbeat", "process": "p1"},
+           {"tag": "Crash", "process": "p2"}, {"tag": "Restart", "process": "p2", "addr": "a2"},
+           {"tag": "HeartbeatExpire", "brokerId": 1}]
+SEVERAL_LOOP = 8
+
+
+@pytest.fixture(scope="module")
+def several_steps_loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page of a lasso looping back from its last state (12) to state 9 (= state 8 again, then on)."""
+    folder = tmp_path_factory.mktemp("lasso")
+    spec = load_spec_config(ROOT / "spec" / "MC_data_reg1.cfg")
+    trace = folder / "several.itf.json"
+    write_trace(trace, {**spec.meta(), "expect": {"liveness": "EventuallyMaster", "loop": SEVERAL_LOOP},
+                        "next": {"brokerIds": [1, 2], "switches": [], "faults": []}}, trace_states(spec.config(), SEVERAL), SEVERAL_LOOP)
+    for engine in ("reference", "impl"):
+        assert replay_file(str(trace), engine).status == PASS, replay_file(str(trace), engine).describe()
+    done = autoswitch("explain", str(trace), "--html", str(folder / "several.html"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder / "several.html"
+
+
+def test_stepping_past_a_loop_of_several_steps_returns_to_the_state_after_its_start(browser: Browser, several_steps_loop: Path) -> None:
+    browser.open(several_steps_loop.as_uri())
+    last = len(SEVERAL)
+    assert browser.js("return document.body.dataset.loop") == str(SEVERAL_LOOP)
+    browser.press(Keys.END)
+    at_end = browser.lanes_text()
+    browser.press(Keys.ARROW_RIGHT)
+    assert browser.index() == SEVERAL_LOOP + 1
+    browser.press(Keys.ARROW_LEFT)
+    assert browser.index() == SEVERAL_LOOP and browser.lanes_text() == at_end  # the last state is state 8 again
+    seen = []
+    for _ in range(2 * (last - SEVERAL_LOOP)):
+        browser.press(Keys.ARROW_RIGHT)
+        seen.append(browser.index())
+    assert seen == 2 * list(range(SEVERAL_LOOP + 1, last + 1))  # round the loop twice: 9, 10, 11, 12, 9, ...
+    assert browser.script_errors() == []
+    browser.screenshot("explorer-several-steps-loop")
 
 
 def test_a_walk_that_is_no_lasso_stops_at_its_end(browser: Browser, pages: Path) -> None:
