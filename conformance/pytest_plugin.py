@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attrs import frozen
 
 SUFFIX = ".itf.json"
 ENGINES = ("reference", "impl")  # engines.KINDS, spelled here so that a run without the option imports no engine
@@ -42,6 +43,8 @@ def engines_option(value: str) -> tuple[str, ...]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """With ``--autoswitch-traces``: each DIR not already under a path pytest collects is added to them, and
+    :class:`TraceCollection` registered; without it, nothing."""
     dirs = config.getoption("autoswitch_traces", default=[])
     if not dirs:
         return
@@ -58,14 +61,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(TraceCollection(tuple(dirs), tuple(roots), engines), "autoswitch-traces")
 
 
+@frozen
 class TraceCollection:
     """The hooks that exist only with ``--autoswitch-traces``: every ``*.itf.json`` under ``roots`` (the folders ``dirs`` as
     given, resolved) is a :class:`TraceFile`."""
 
-    def __init__(self, dirs: tuple[str, ...], roots: tuple[Path, ...], engines: tuple[str, ...]) -> None:
-        self.dirs = dirs
-        self.roots = roots
-        self.engines = engines
+    dirs: tuple[str, ...]
+    roots: tuple[Path, ...]
+    engines: tuple[str, ...]
 
     def pytest_report_header(self) -> str:
         return f"autoswitch: *{SUFFIX} under {', '.join(self.dirs)} replayed on {', '.join(self.engines)}"
