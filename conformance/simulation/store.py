@@ -6,9 +6,11 @@ Layout of a campaign's output folder (every path built by :func:`inside`, so not
     campaign.json                          the campaign's parameters (a re-run must match them)
     rows/config=<name>/chunk=<k>/part.parquet, _DONE   per-walk rows; _DONE marks a finished chunk
     failures/<name>/walk-<i>.itf.json      shrunk failing walks (ITF, #meta.expect for a violation or a liveness property)
+    failures/<name>/walk-<i>.html          each one's explorer page (conformance/html/report.py)
     corpus/<name>/walk-<i>.itf.json        a sample of passing walks (ITF)
     runs.jsonl                             one line per invocation: where it ran, what it did, how long
     report.md, coverage.png, violations.png    the summary
+    report.html                            the summary as HTML, the plots inlined, each failure linked to its page
 
 Every file is written under a temporary name in its folder, fsynced and renamed over its final name (then
 the folder is fsynced), so a killed run leaves either the old file, the new one, or a ``.*.tmp`` that
@@ -57,7 +59,8 @@ ROW_SCHEMA = pa.schema([
 ])
 MARKER_FORMAT = 1
 # What a campaign folder may hold; a folder with anything else and no campaign.json is not a campaign's.
-LAYOUT = frozenset({"campaign.json", "rows", "failures", "corpus", "runs.jsonl", "report.md", "coverage.png", "violations.png"})
+LAYOUT = frozenset({"campaign.json", "rows", "failures", "corpus", "runs.jsonl", "report.md", "report.html", "coverage.png",
+                    "violations.png"})
 # The parameters a single walk (--walk) depends on: its trace may replace a campaign's only if these agree.
 WALK_FIELDS = ("seed", "length", "weights", "swarm", "guide")  # and "chunk" for a guided walk (guide.py)
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]*")

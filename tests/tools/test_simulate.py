@@ -61,7 +61,7 @@ def spark_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list
         stats = run_campaign(CAMPAIGN, out, "local[2]")
     assert (stats.ran, stats.skipped, stats.walks) == (len(CAMPAIGN.tasks()), 0, CAMPAIGN.walks * len(CAMPAIGN.configs))
     assert sorted(root.iterdir()) == []  # Spark's scratch is gone
-    assert {p.name for p in out.iterdir()} == LAYOUT - {"report.md", "coverage.png", "violations.png"}  # nothing else
+    assert {p.name for p in out.iterdir()} == LAYOUT - {"report.md", "report.html", "coverage.png", "violations.png"}  # nothing else
     return out, _rows(CAMPAIGN, out)
 
 
@@ -110,6 +110,9 @@ def test_report_names_every_configuration_and_no_problem(spark_campaign: tuple[P
     text = report.read_text()
     assert all(f"| {name} |" in text for name in CAMPAIGN.configs)
     assert (out / "coverage.png").stat().st_size > 10_000 and (out / "violations.png").stat().st_size > 10_000
+    html = (out / "report.html").read_text()  # and each configuration's failures linked to their explorer pages
+    assert all(f'href="{r["trace"].removesuffix(".itf.json")}.html"' in html and (out / r["trace"]).with_suffix("").with_suffix(".html").is_file()
+               for r in rows if r["trace"] and r["trace"].startswith("failures/"))
     growth = {s.name: s.growth for s in summarize(CAMPAIGN, rows)}
     assert all(g == sorted(g) and g[-1] > g[0] for g in growth.values())
 

@@ -93,7 +93,7 @@
     wrap.appendChild(el("span", "label", "epoch file"));
     if (entries.length === 0) { wrap.appendChild(el("span", "empty", "empty")); }
     entries.forEach(function (e) {
-      var text = "e" + e[0] + "@" + e[1] + (e.length > 2 ? "-" + e[2] : "");
+      var text = "e" + e[0] + "@" + e[1] + (e.length > 2 ? "-" + (e[2] >= 1e15 ? "\u221E" : e[2]) : "");  // a last entry ends at MAX
       var cell = el("span", "entry", text);
       cell.dataset.epoch = String(e[0]);
       cell.style.background = epochColour(e[0]);
@@ -168,6 +168,7 @@
     if (loop !== null) {
       var marker = el("li", "loop-marker", "\u21BA back to " + loop);
       marker.title = "a lasso: the last state equals state " + loop + "; the behaviour loops from there for ever";
+      marker.addEventListener("click", function () { show(loop); });
       list.appendChild(marker);
     }
   }
