@@ -210,6 +210,8 @@ def test_stepping_past_a_loop_of_several_steps_returns_to_the_state_after_its_st
         browser.press(Keys.ARROW_RIGHT)
         seen.append(browser.index())
     assert seen == 2 * list(range(SEVERAL_LOOP + 1, last + 1))  # round the loop twice: 9, 10, 11, 12, 9, ...
+    browser.driver.find_element("css selector", ".loop-marker").click()
+    assert browser.index() == SEVERAL_LOOP
     assert browser.script_errors() == []
     browser.screenshot("explorer-several-steps-loop")
 
@@ -221,6 +223,12 @@ def test_a_walk_that_is_no_lasso_stops_at_its_end(browser: Browser, pages: Path)
     last = browser.index()
     browser.press(Keys.ARROW_RIGHT)
     assert browser.index() == last
+
+
+def test_a_link_to_a_state_opens_the_page_there(browser: Browser, pages: Path) -> None:
+    trace, at = KINDS["kafka-counterexample"]
+    browser.open((pages / page_of(trace)).as_uri() + f"#state={at}")
+    assert browser.index() == at and at_violation(browser)
 
 
 def test_every_key_and_button_steps(browser: Browser, pages: Path) -> None:
