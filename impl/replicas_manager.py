@@ -140,10 +140,11 @@ class ReplicasManager:
         if events is not None:
             events.emit(self._process.name, None if tag is None else {"tag": tag}, observe)
 
-    def _registration(self, tag: str) -> None:
-        """A registration step done: its action and the registration state it left."""
+    def _registration(self, tag: str, **identity: object) -> None:
+        """A registration step done: its action, the registration state it left and the identity file it wrote or read
+        (``metaFile``: the broker id; ``tempFile``: the id applied for and the checkCode), which pins the broker ids."""
         if self._events is not None:
-            self._emit(tag, {"regState": self.state.value})
+            self._emit(tag, {"regState": self.state.value, **identity})
 
     def _sync_state_set_changed(self) -> None:
         """The master's local syncStateSet and its epoch changed (changeSyncStateSet)."""
@@ -193,7 +194,7 @@ class ReplicasManager:
             raise IllegalStateError(f"{self._process.name} has no meta file")
         self.broker_id = meta.broker_id
         self.state = S_META_DONE
-        self._registration("LoadMetaFile")
+        self._registration("LoadMetaFile", metaFile=meta.broker_id)
 
     def load_temp_file(self) -> None:
         """LoadTempFile (spec/Broker.tla)."""
@@ -227,7 +228,7 @@ class ReplicasManager:
         storage.write(TEMP_META_FILE, temp.encode())
         self._temp = temp
         self.state = S_TEMP_DONE
-        self._registration("CreateTempFile")
+        self._registration("CreateTempFile", tempFile={"brokerId": temp.broker_id, "checkCode": temp.register_check_code})
 
     def _temp_file(self) -> TempBrokerMetadata:
         """The temp file's content, held from TEMP_DONE until DeleteTempFile."""
@@ -282,7 +283,7 @@ class ReplicasManager:
         self.broker_id = broker_id
         self._process.meta_id = broker_id
         self.state = S_META_WRITTEN
-        self._registration("WriteMetaFile")
+        self._registration("WriteMetaFile", metaFile=broker_id)
 
     def delete_temp_file(self) -> None:
         """DeleteTempFile (spec/Broker.tla)."""
