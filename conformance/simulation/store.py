@@ -93,12 +93,22 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file (mkstemp's are 0600)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` durably and atomically: a temporary file in the same folder, fsynced,
-    renamed over ``path``, the folder fsynced."""
+    renamed over ``path``, the folder fsynced. The file gets the mode a plain ``open`` would give it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _FILE_MODE)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

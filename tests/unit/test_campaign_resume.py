@@ -286,3 +286,14 @@ def test_configurations_and_masters() -> None:
     for bad in ("local[0]", "local[]", "local[-1]", "spark://host", "bogus", "", "LOCAL", "local[2] "):
         with pytest.raises(InputError, match="--master"):
             check_master(bad)
+
+
+def test_a_file_written_atomically_gets_the_mode_open_would_give(tmp_path: Path) -> None:
+    """mkstemp makes 0600 files: a report or a page must be readable as any file the user writes (umask)."""
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    path = tmp_path / "page.html"
+    store.write_atomic(path, b"<html></html>")
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
