@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 from harness import NOT_CHECKED, ROOT, TRACES, Browser, autoswitch, page_of
+from lassos import SEVERAL, SEVERAL_LOOP, write_several
 
 from autoswitch.conformance.check.specconfig import load_spec_config
-from autoswitch.conformance.engines import trace_states
-from autoswitch.conformance.trace.itf import load_trace, write_trace
+from autoswitch.conformance.trace.itf import load_trace
 from autoswitch.conformance.trace.replay import PASS, replay_file
 
 Keys = pytest.importorskip("selenium.webdriver.common.keys", reason=f"selenium is not installed: {NOT_CHECKED}").Keys
@@ -169,15 +169,6 @@ def test_stepping_past_a_lassos_end_returns_into_its_loop(kind: str, browser: Br
     browser.screenshot(f"explorer-{kind}-loop")
 
 
-# a lasso whose loop has several steps (the committed ones stutter in their last state): EventuallyMaster fails when a
-# controller failover, a crash and a heartbeat expiry repeat for ever (tests/tools/test_check_liveness.py, SEVERAL)
-SEVERAL = [{"tag": "CreateTempFile", "process": "p1"}, {"tag": "SendApplyBrokerId", "process": "p1", "lost": False},
-           {"tag": "WriteMetaFile", "process": "p1"}, {"tag": "DeleteTempFile", "process": "p1"},
-           {"tag": "SendRegister", "process": "p1", "lost": False}, {"tag": "SendElectMaster", "process": "p1", "lost": False},
-           {"tag": "ControllerElectScan"}, {"tag": "ControllerFailover"}, {"tag": "SendHeartbeat", "process": "p1"},
-           {"tag": "Crash", "process": "p2"}, {"tag": "Restart", "process": "p2", "addr": "a2"},
-           {"tag": "HeartbeatExpire", "brokerId": 1}]
-SEVERAL_LOOP = 8
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +177,7 @@ def several_steps_loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("lasso")
     spec = load_spec_config(ROOT / "spec" / "MC_data_reg1.cfg")
     trace = folder / "several.itf.json"
-    write_trace(trace, {**spec.meta(), "expect": {"liveness": "EventuallyMaster", "loop": SEVERAL_LOOP},
-                        "next": {"brokerIds": [1, 2], "switches": [], "faults": []}}, trace_states(spec.config(), SEVERAL), SEVERAL_LOOP)
+    write_several(trace, spec)
     for engine in ("reference", "impl"):
         assert replay_file(str(trace), engine).status == PASS, replay_file(str(trace), engine).describe()
     done = autoswitch("explain", str(trace), "--html", str(folder / "several.html"))

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 from click.testing import CliRunner
+from lassos import SEVERAL, write_several
 
 from autoswitch.conformance.check.checker import Checker, CheckResult, violation_trace_meta
 from autoswitch.conformance.check.liveness import Graph, components, fair, fair_cycle, goals
 from autoswitch.conformance.check.specconfig import load_spec_config
 from autoswitch.conformance.check.verdict import TLC_TEMPORAL, CheckVerdict, expected
 from autoswitch.conformance.cli import main
-from autoswitch.conformance.engines import trace_states
 from autoswitch.conformance.tla.check import ConfigCheck
 from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
@@ -185,24 +185,9 @@ def test_the_lasso_replays_on_both_engines(lasso: Path) -> None:
         assert "liveness violation EventuallyInSync of p" in result.message and "reproduced" in result.message
 
 
-# Unbounded faults (BoundAllFaults FALSE): the controller loses its master after a failover and a crash loop keeps it
-# from electing one (the checker's lasso on MC_live_reg with BoundAllFaults FALSE: 12 steps, the loop from state 8)
-SEVERAL = [{"tag": "CreateTempFile", "process": "p1"}, {"tag": "SendApplyBrokerId", "process": "p1", "lost": False},
-               {"tag": "WriteMetaFile", "process": "p1"}, {"tag": "DeleteTempFile", "process": "p1"},
-               {"tag": "SendRegister", "process": "p1", "lost": False}, {"tag": "SendElectMaster", "process": "p1", "lost": False},
-               {"tag": "ControllerElectScan"}, {"tag": "ControllerFailover"}, {"tag": "SendHeartbeat", "process": "p1"},
-               {"tag": "Crash", "process": "p2"}, {"tag": "Restart", "process": "p2", "addr": "a2"},
-               {"tag": "HeartbeatExpire", "brokerId": 1}]
-NEXT = {"brokerIds": [1, 2], "switches": [], "faults": []}
-
-
 @pytest.fixture(scope="module")
 def several(folder: Path) -> Path:
-    spec = load_spec_config(live_config(folder, "MC_x"))
-    path = folder / "several.itf.json"
-    write_trace(path, {**spec.meta(), "expect": {"liveness": "EventuallyMaster", "loop": 8}, "next": NEXT},
-                trace_states(spec.config(), SEVERAL), 8)
-    return path
+    return write_several(folder / "several.itf.json", load_spec_config(live_config(folder, "MC_x")))
 
 
 def test_a_loop_of_several_steps_replays(several: Path, tmp_path: Path) -> None:
