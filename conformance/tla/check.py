@@ -14,8 +14,8 @@ A tool's verdict needs its exit code and the output that goes with it (tla/run.p
 reports must also be imported. Otherwise the run has verdict ``error`` (the tool failed: no verdict), which
 fails the command (exit 1) like a wrong verdict; it never holds.
 
-Expected verdicts: the negative controls (controls.py) and the violated liveness configurations (LIVENESS_VIOLATED) must
-give a violation, every other configuration must hold. An imported counterexample must replay on both engines to the
+Expected verdicts: every configuration a row of controls.py expects broken (the negative controls, the liveness
+controls and the code's findings) must give a violation, every other configuration must hold. An imported counterexample must replay on both engines to the
 violation the tool reported, at the state where it reported it (``#meta.expect``); a TLC liveness counterexample is a
 lasso (``loop``, ``#meta.expect.liveness``) naming the property whose ``ok`` fails throughout its loop, which must be
 the one LIVENESS_VIOLATED expects; a simulation trace (no violation) must replay with every invariant holding.
@@ -68,9 +68,9 @@ LIVENESS_VIOLATED = {c.cfg: c.liveness for c in controls.CONTROLS if c.cfg and c
 
 
 def expected_verdict(config: str) -> str:
-    """``violation`` for the negative controls (controls.py) and the violated liveness configurations
-    (LIVENESS_VIOLATED), ``ok`` for every other configuration."""
-    return OK if controls.expected_violation(config) is None and config not in LIVENESS_VIOLATED else VIOLATION
+    """``violation`` for a configuration controls.py expects broken (a control or a finding: every LIVENESS_VIOLATED
+    configuration is a row), ``ok`` for every other configuration."""
+    return OK if controls.expected_violation(config) is None else VIOLATION
 
 
 @frozen
