@@ -6,17 +6,34 @@ node's next event must precede): its action, each completion of the parameters i
 (reference/step.py) and every variable it observes equal the model's after it (vocabulary.same; without an action, the
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
-changes nothing. The whole search runs with a gap of 0, 1, 2, 4, ... up to ``max_gap`` unobserved steps in turn (a
-wrong early choice is found wrong cheaply with a small gap); within a run, the steps between two events are searched by
-iterative deepening on the same rounds, so that the explanation found takes few, and an event's completion that a
-request refuses or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is
-memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or
-fewer; ``max_states`` bounds the nodes expanded by all runs together.
+changes nothing. Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
+... up to the search's gap), so that the explanation found takes few, and an event's completion that a request refuses
+or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
+(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
+
+Three strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
+most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)
+against every interleaving of the steps no event needs, until an event many steps later rules it out:
+
+- ``exact``: every behaviour with at most the gap between two events. Only its refusal is a verdict.
+- ``lazy``: an event is consumed as early as the behaviour allows. An unobserved step that could come after the event
+  instead, to the same state (it commutes with the event and the unobserved steps after it), is taken after it, so a
+  step no event needs is never taken. Every behaviour it finds is one of the model's, but placing steps late may pile
+  more than the gap before the event that needs them, so it may miss an explanation.
+- ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
+
+:func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
+with a small gap), then the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused:
+the first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded by
+all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a system's
+logs").
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
 first event of the candidate order that no behaviour explains, with the states where it was tried and, for each, the
-nearest miss (the field, the value the log gives, the model's); or gave up, past ``max_states`` nodes expanded.
+nearest miss (the field, the value the log gives, the model's); or gave up, past ``max_states`` nodes expanded. An
+explanation found by lazy-carry may hold more than ``max_gap`` unobserved steps between two events; a refusal says no
+behaviour with at most ``max_gap`` explains the log.
 
 ``engine="impl"``: the search runs on the reference (whose states are immutable values it can fingerprint and branch
 from); the explanation is then replayed on the implementation (conformance/engines/impl.py) as ``autoswitch replay
@@ -72,6 +89,9 @@ KEPT = 64  # candidate states kept while searching (the nearest shown)
 NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any observed field differing counts 1)
 DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables where it differs from the first
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
+EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
+SLICE = 1_000  # nodes a search expands in its turn, when searches take turns
+PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, and takes turns with the last three
 
 
 @frozen
@@ -260,6 +280,11 @@ def _value(s: System, name: str, node: str) -> Any:
     return value if node == CONTROLLER_NODE else value.get(node)
 
 
+def _fits(e: Event, s: System) -> bool:
+    """Whether every variable ``e`` observes has in ``s`` the value the log gives."""
+    return all(same(want, _value(s, name, e.node)) for name, want in e.observe.items())
+
+
 def _miss(e: Event, s: System) -> Miss | None:
     """The first observed variable of ``e`` that differs in ``s`` (the nearest key of a function), with the count of
     those that differ; None when all agree."""
@@ -302,48 +327,76 @@ class _Found:
     state: System
 
 
-class Search:
-    """One log's search (module docstring)."""
+class _Problem:
+    """What every search of one log shares: the log, its candidate order, the domains of Next and its actions, the
+    completions of each event's action, the fingerprints."""
 
-    def __init__(self, log: Log, merged: Merged, max_gap: int = MAX_GAP, max_states: int = MAX_STATES):
-        self.log, self.merged, self.max_gap, self.max_states = log, merged, max_gap, max_states
+    def __init__(self, log: Log, merged: Merged):
+        self.log, self.merged = log, merged
         self.opts = log.config.options
         self.domains = log_domains(log)
         self.actions = NextActions(self.domains)
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
         self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete}
-        self.fingerprints = Fingerprints()
-        self.memo: dict[tuple[int, tuple[int, ...], bool], int] = {}  # (fingerprint, consumed, full) -> budget failed
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
+        self.fingerprints = Fingerprints()
+
+
+class Search:
+    """One strategy's search of one log with at most ``max_gap`` unobserved steps between two events (module
+    docstring); :meth:`run` resumes where it paused."""
+
+    def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT):
+        self.max_gap, self.strategy = max_gap, strategy
+        self.lazy = strategy != EXACT
+        self.carry = max_gap if strategy == CARRY else 0  # the unused steps of a gap the next may take, at most
+        self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
+        self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
+        self.records, self.fingerprints = problem.records, problem.fingerprints
+        self.memo: dict[tuple[int, tuple[int, ...], bool], int] = {}  # (fingerprint, consumed, full) -> budget failed
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
         self.found: list[_Found] = []
         self.found_fps: set[int] = set()
         self.stack: list[_Frame] = []
+        self.verdict: str | None = None  # EXPLAINED or REFUSED once the search is over
 
-    def _consume(self, e: Event, s: System) -> tuple[list[Fit], Miss | None]:
-        """The states after event ``e`` from ``s`` (with the record and outcome of its step), and the nearest miss;
-        the preferred first (:func:`_preferred`)."""
+    def _consume(self, e: Event, s: System) -> list[Fit]:
+        """The states after event ``e`` from ``s``, with the record and outcome of its step; the preferred first
+        (:func:`_preferred`)."""
         if e.action is None:
-            miss = _miss(e, s)
-            return ([(s, None, None)], miss) if miss is None else ([], miss)
+            return [(s, None, None)] if _fits(e, s) else []
         fits: list[Fit] = []
-        nearest = Miss("action", "enabled", "not enabled", NOT_ENABLED)
         for record in self.records[e.index]:
             try:
                 w, outcome = ACTIONS[record["tag"]].run(s, record, self.opts)  # type: ignore[misc]
+            except NotEnabled:
+                continue
+            if _fits(e, w):
+                fits.append((w, record, outcome))
+        fits.sort(key=lambda fit: not _preferred(e, fit[1], fit[2]))
+        return fits
+
+    def _nearest(self, e: Event, s: System) -> Miss:
+        """The nearest miss of event ``e`` in ``s``, where it does not fit: the state's (an observation), or the state's
+        after the completion of its action nearest to fitting."""
+        if e.action is None:
+            miss = _miss(e, s)
+            assert miss is not None
+            return miss
+        nearest = Miss("action", "enabled", "not enabled", NOT_ENABLED)
+        for record in self.records[e.index]:
+            try:
+                w, _ = ACTIONS[record["tag"]].run(s, record, self.opts)  # type: ignore[misc]
             except NotEnabled as why:
                 if nearest.distance == NOT_ENABLED and nearest.actual == "not enabled":
                     nearest = Miss("action", f"{_brief(record)} enabled", f"not enabled: {why}", NOT_ENABLED)
                 continue
             miss = _miss(e, w)
-            if miss is None:
-                fits.append((w, record, outcome))
-            elif miss.distance < nearest.distance:
+            if miss is not None and miss.distance < nearest.distance:
                 nearest = miss
-        fits.sort(key=lambda fit: not _preferred(e, fit[1], fit[2]))
-        return fits, nearest
+        return nearest
 
     def _steps_since_event(self) -> tuple[Mapping[str, Any], ...]:
         steps: list[Mapping[str, Any]] = []
@@ -355,9 +408,7 @@ class Search:
         return tuple(reversed(steps))
 
     def _note(self, e: Event, s: System, fp: int, gap: int, miss: Miss) -> None:
-        """Keep the state where the frontier event failed (the nearest KEPT, one per state)."""
-        if fp in self.found_fps:
-            return
+        """Keep the state where the frontier event failed (the nearest KEPT, one per state: the caller asks once)."""
         self.found_fps.add(fp)
         view = {} if e.node == CONTROLLER_NODE else {"regState": _value(s, "regState", e.node), "role": _value(s, "role", e.node)}
         view.update({name: _value(s, name, e.node) for name in e.observe})
@@ -369,8 +420,8 @@ class Search:
     def _children(self, frame: _Frame) -> Iterator[_Frame]:
         consumed, s = frame.consumed, frame.s
         if frame.fresh:  # iterative deepening of the unobserved steps before the next event; the last level in full
-            for budget in self.levels:
-                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == self.max_gap)
+            for budget in [*(level for level in self.levels if level < frame.budget), frame.budget]:
+                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == frame.budget)
             return
         front = self.merged.first_unconsumed(consumed)
         if front > self.best:
@@ -378,19 +429,52 @@ class Search:
         deferred: list[_Frame] = []
         for k in self.merged.eligible(consumed):
             e = self.merged.events[self.merged.by_node[k][consumed[k]]]
-            fits, miss = self._consume(e, s)
-            if not fits and e.index == self.best:
-                assert miss is not None
-                self._note(e, s, frame.fp, self.max_gap - frame.budget, miss)
+            fits = self._consume(e, s)
+            if not fits and e.index == self.best and frame.fp not in self.found_fps:
+                self._note(e, s, frame.fp, self.max_gap - frame.budget, self._nearest(e, s))
             after = consumed[:k] + (consumed[k] + 1,) + consumed[k + 1:]
             for w, record, outcome in fits:
-                child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, self.max_gap, True, (record, outcome, e.index))
+                if self.lazy and not frame.fresh and self._movable(e, record, w):
+                    continue
+                budget = self.max_gap + min(frame.budget, self.carry)
+                child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, budget, True, (record, outcome, e.index))
                 if _preferred(e, record, outcome):
                     yield child
                 elif frame.full:
                     deferred.append(child)
         yield from self._unobserved(frame)
         yield from deferred
+
+    def _movable(self, e: Event, record: Mapping[str, Any] | None, w: System) -> bool:
+        """Whether an unobserved step since the last event could come after ``e`` instead, to the same state ``w``."""
+        gap: list[_Frame] = []
+        for f in reversed(self.stack):
+            if f.fresh or f.via is None:
+                start = f.s
+                break
+            gap.append(f)
+        gap.reverse()
+        if not gap:
+            return False
+        target = self.fingerprints(w)
+        states = [start, *(f.s for f in gap)]
+        opts = self.opts
+        for i in range(len(gap) - 1, -1, -1):
+            t = states[i]
+            try:
+                for f in gap[i + 1:]:
+                    t, _ = ACTIONS[f.via[0]["tag"]].run(t, f.via[0], opts)  # type: ignore[index,misc]
+                if record is not None:
+                    t, _ = ACTIONS[record["tag"]].run(t, record, opts)  # type: ignore[misc]
+                if not _fits(e, t):
+                    continue
+                u = gap[i].via[0]  # type: ignore[index]
+                t, _ = ACTIONS[u["tag"]].run(t, u, opts)  # type: ignore[misc]
+            except NotEnabled:
+                continue
+            if self.fingerprints(t) == target:
+                return True
+        return False
 
     def _unobserved(self, frame: _Frame) -> Iterator[_Frame]:
         """The unobserved steps from ``frame``: the actions of Next enabled there that change the state."""
@@ -409,37 +493,40 @@ class Search:
             if wfp != frame.fp:
                 yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full)
 
-    def run(self) -> list[_Frame] | None:
-        """The frames of an explanation from Init, or None (refused); raises _GaveUp past ``max_states``."""
-        s0 = initial_system(dict(self.log.config.processes), self.opts.design)
-        total = len(self.merged.events)
-        root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None)
-        root.children = self._children(root)
-        self.stack = stack = [root]
-        memo, max_gap = self.memo, self.max_gap
-        while stack:
+    def run(self, limit: int) -> list[_Frame] | None:
+        """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``
+        EXPLAINED), or None: ``verdict`` REFUSED when every behaviour was tried, else paused (``verdict`` None)."""
+        memo, total = self.memo, len(self.merged.events)
+        stack = self.stack
+        if not stack and self.verdict is None:
+            s0 = initial_system(dict(self.log.config.processes), self.opts.design)
+            root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None)
+            root.children = self._children(root)
+            stack.append(root)
+        while stack and self.expanded < limit:
             top = stack[-1]
             assert top.children is not None
             child = next(top.children, None)
             if child is None:
                 stack.pop()
                 key = (top.fp, top.consumed, top.full)
-                memo[key] = max(memo.get(key, -1), max_gap if top.fresh else top.budget)
+                memo[key] = max(memo.get(key, -1), top.budget)
                 continue
             if child.fresh and sum(child.consumed) == total:
                 stack.append(child)
+                self.verdict = EXPLAINED
                 return stack
             failed = memo.get((child.fp, child.consumed, True), -1)
             if not child.full:
                 failed = max(failed, memo.get((child.fp, child.consumed, False), -1))
-            if failed >= (max_gap if child.fresh else child.budget):
+            if failed >= child.budget:
                 continue
             if not child.fresh:
                 self.expanded += 1
-                if self.expanded >= self.max_states:
-                    raise _GaveUp
             child.children = self._children(child)
             stack.append(child)
+        if not stack:
+            self.verdict = REFUSED
         return None
 
     def candidates(self) -> tuple[Candidate, ...]:
@@ -465,10 +552,6 @@ def _preferred(e: Event, record: Mapping[str, Any] | None, outcome: Mapping[str,
     if record is None or outcome is None or not e.missing:
         return True
     return outcome.get("code") in (codes.OK, codes.SUCCESS) and not ("lost" in e.missing and record.get("lost"))
-
-
-class _GaveUp(Exception):
-    """The search expanded more than its budget of nodes."""
 
 
 def _behaviour(log: Log, frames: list[_Frame]) -> tuple[list[dict[str, Any]], dict[int, int]]:
@@ -534,6 +617,37 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
                    verdict.unobserved, sum(1 for i in at.values() if i < state))
 
 
+def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
+    """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
+    below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones and the
+    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded (each resumes where it
+    paused), at most ``max_states`` nodes in all. It ends at an explanation, at the exact search's refusal (a search that
+    refuses leaves the turns), or at the budget."""
+    searches: list[Search] = []
+
+    def left() -> int:
+        return max_states - sum(x.expanded for x in searches)
+
+    paused: list[Search] = []
+    for gap in gaps(max_gap)[:-1]:
+        search = Search(problem, gap, CARRY)
+        searches.append(search)
+        frames = search.run(min(left(), max_states // PAUSE))
+        if frames is not None:
+            return searches, frames
+        if search.verdict is None:
+            paused.append(search)
+    turns = [Search(problem, max_gap, strategy) for strategy in ((LAZY, CARRY, EXACT) if max_gap else (EXACT,))]
+    searches += turns
+    turns = paused + turns
+    while left() > 0:
+        for search in [x for x in turns if x.verdict is None]:
+            frames = search.run(search.expanded + min(SLICE, left()))
+            if frames is not None or (search is turns[-1] and search.verdict == REFUSED):
+                return searches, frames
+    return searches, None
+
+
 def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "reference", skew: int = 0,
              max_states: int = MAX_STATES, config: Config | None = None) -> Verdict:
     """Search for a behaviour of the model that explains ``log`` (a Log, or the path of one, read with ``config`` when
@@ -549,23 +663,18 @@ def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "refer
     merged = merge(log, skew)
     started = time.perf_counter()
     n = len(merged.events)
-    expanded = memo = 0
-    for gap in gaps(max_gap):  # the whole search with a small gap first: a wrong early choice is found wrong cheaply
-        search = Search(log, merged, gap, max_states - expanded)
-        try:
-            frames = search.run()
-        except _GaveUp:
-            frames = None
-            status = GAVE_UP
-            reason = f"gave up after {max_states:,} states expanded (--max-states): no verdict; a smaller --max-gap, or the header's complete and next, narrow the search"
-        else:
-            status, reason = (EXPLAINED, "") if frames is not None else (REFUSED, "")
-        expanded, memo = expanded + search.expanded, memo + len(search.memo)
-        if status != REFUSED:
-            break
+    problem = _Problem(log, merged)
+    searches, frames = _schedule(problem, max_gap, max_states)
+    refusal = next((x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.verdict == REFUSED), None)
     seconds = round(time.perf_counter() - started, 3)
-    size = (expanded, memo, seconds)
+    size = (sum(x.expanded for x in searches), sum(len(x.memo) for x in searches), seconds)
     if frames is None:
+        if refusal is not None:
+            status, reason, search = REFUSED, "", refusal
+        else:
+            status, search = GAVE_UP, max(searches, key=lambda x: x.best)
+            reason = (f"gave up after {max_states:,} states expanded (--max-states): no verdict; a smaller --max-gap, or "
+                      "the header's complete and next, narrow the search")
         event = merged.events[search.best] if 0 <= search.best < n else None
         return Verdict(log.path, log.name, engine, status, n, *size, event=event, candidates=search.candidates(),
                        reason=reason, consumed=max(search.best, 0))

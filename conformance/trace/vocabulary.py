@@ -150,5 +150,6 @@ def strict(value: Any) -> Any:
 
 
 def same(trace_value: Any, engine_value: Any) -> bool:
-    """Equal, with bools and ints apart (a trace's ``1`` never equals ``TRUE``)."""
-    return strict(trace_value) == strict(engine_value)
+    """Equal, with bools and ints apart (a trace's ``1`` never equals ``TRUE``). Values that differ with bools and ints
+    alike differ with them apart: those are told apart without :func:`strict`."""
+    return trace_value == engine_value and strict(trace_value) == strict(engine_value)

@@ -4,7 +4,7 @@ from behaviours (conformance/logs/cut.py), their mutations, and a broken impleme
 - Every event the implementation writes is true of the reference at its clock: its action is the step taken there, its
   observations the reference's variables after that step (independent of the search).
 - Logs cut from sampled walks of the default campaign's configurations, and implementation runs (file backend) with
-  most events removed, are explained.
+  most events removed, are explained: every one, sparse or not.
 - Each mutation is refused at the event it was made at; a log of an implementation that skips the epoch check on
   truncation (``SkipsEpochCheck``) is refused at its handshake, and the same run of the real implementation is explained.
 """
@@ -134,24 +134,17 @@ def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: P
             _explained(log, tmp_path / label)
 
 
-SWEEP_STATES = 5_000  # the search's budget per log in the sweep
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SAFETY)
-def test_cut_logs_of_every_default_configuration_are_never_refused(name: str, tmp_path: Path) -> None:
-    """Walk 3 of every default configuration, cut every way, from the walk and from the implementation's run: no log is
-    refused, the full ones are explained; a sparse log may exhaust the search's budget (SWEEP_STATES) on three processes
-    or 40-step walks, so the others must only not be refused."""
+def test_cut_logs_of_every_default_configuration_are_explained(name: str, tmp_path: Path) -> None:
+    """Walk 3 of every default configuration, cut every way, from the walk and from the implementation's run: every log
+    is explained, within validate's default budget of states."""
     config, actions = _walk(name, 3)
     for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.read_log(_impl_run(config, actions, tmp_path)))):
         for label, cut_by in FILTERS.items():
             log = cut_by(full)
-            if cut.max_gap(log) > MAX_GAP:
-                continue
-            verdict = validate(log.write(tmp_path / f"{source}-{label}"), max_gap=cut.max_gap(log), max_states=SWEEP_STATES)
-            assert verdict.status != REFUSED, verdict.describe()
-            assert verdict.ok or label != "full", verdict.describe()
+            if cut.max_gap(log) <= MAX_GAP:
+                _explained(log, tmp_path / f"{source}-{label}")
 
 
 # committed traces of behaviours (the other folders hold component vectors, several broker sets, leadership changes)
