@@ -1,0 +1,95 @@
+"""The strategies of ``validate``'s search (conformance/logs/search.py, spec/README.md "Event logs"), each run alone on
+logs cut from sampled walks: the lazy search explains a controller-only log the exact one cannot within the same
+budget; lazy-carry explains a one-node log whose steps the lazy search piles up past the gap, and ``validate`` then
+explains it, since only the exact search's refusal is a verdict; a search resumed in slices is the search run at once;
+and every strategy's explanation is a behaviour of the model that meets every event of the log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_logs_sources import FILTERS, _impl_run, _walk
+
+from autoswitch.conformance.logs import cut
+from autoswitch.conformance.logs.events import read_log
+from autoswitch.conformance.logs.merge import merge
+from autoswitch.conformance.logs.search import (
+    CARRY,
+    EXACT,
+    EXPLAINED,
+    LAZY,
+    REFUSED,
+    Search,
+    _behaviour,
+    _fits,
+    _Problem,
+    validate,
+)
+from autoswitch.conformance.trace.itf import dumps_trace
+from autoswitch.conformance.trace.replay import replay_file
+
+BUDGET = 20_000  # states one strategy may expand in these tests
+
+
+def _problem(name: str, walk: int, source: str, label: str, tmp: Path) -> tuple[_Problem, int]:
+    """The log cut ``label`` from walk ``walk`` of ``name`` (``source``: the walk, or the implementation's own files), as
+    the search reads it, and the largest gap between two of its events."""
+    config, actions = _walk(name, walk)
+    full = cut.walk_log(config, actions) if source == "walk" else cut.read_log(_impl_run(config, actions, tmp / "run"))
+    log = FILTERS[label](full)
+    read = read_log(log.write(tmp / "log"))
+    return _Problem(read, merge(read)), cut.max_gap(log)
+
+
+def test_the_lazy_search_explains_a_controller_log_the_exact_one_cannot_within_the_budget(tmp_path: Path) -> None:
+    problem, gap = _problem("fast-leader-kip279-2p", 3, "impl", "controller-roles-truncations", tmp_path)
+    lazy, exact = Search(problem, gap, LAZY), Search(problem, gap, EXACT)
+    assert lazy.run(BUDGET) is not None and lazy.verdict == EXPLAINED, lazy.expanded
+    assert exact.run(BUDGET) is None and exact.verdict is None and exact.expanded == BUDGET
+
+
+def test_lazy_carry_explains_the_steps_the_lazy_search_piles_up(tmp_path: Path) -> None:
+    """p2 registers and handshakes unobserved; the lazy search defers every one of those steps to p1's last event, more
+    than the gap, and refuses; lazy-carry takes them with the steps earlier gaps left unused."""
+    problem, gap = _problem("fast-leader-kip279-2p", 5, "walk", "one-node", tmp_path)
+    lazy, carry = Search(problem, gap, LAZY), Search(problem, gap, CARRY)
+    assert lazy.run(10 * BUDGET) is None and lazy.verdict == REFUSED
+    assert carry.run(BUDGET) is not None and carry.verdict == EXPLAINED
+    assert validate(tmp_path / "log", max_gap=gap).status == EXPLAINED
+
+
+def test_a_search_resumed_in_slices_is_the_search_run_at_once(tmp_path: Path) -> None:
+    problem, gap = _problem("safe-kip279-2p", 1, "walk", "one-node", tmp_path)
+    whole = Search(problem, gap, EXACT)
+    frames = whole.run(BUDGET)
+    sliced = Search(problem, gap, EXACT)
+    resumed = None
+    while sliced.verdict is None and sliced.expanded < BUDGET:
+        resumed = sliced.run(sliced.expanded + 7)
+    assert frames is not None and resumed is not None
+    assert (sliced.verdict, sliced.expanded) == (whole.verdict, whole.expanded)
+    assert [f.via for f in resumed] == [f.via for f in frames]
+
+
+@pytest.mark.parametrize("strategy", [EXACT, LAZY, CARRY])
+@pytest.mark.parametrize(("name", "label"), [("safe-rocketmq-2p", "controller-roles-truncations"),
+                                              ("safe-kip279-2p", "one-node"), ("safe-rocketmq-2p", "every-3rd")])
+def test_every_strategy_explains_with_a_behaviour_of_the_model(tmp_path: Path, strategy: str, name: str, label: str) -> None:
+    """The explanation replays on both engines, and each event's observations hold in the state it was consumed at."""
+    problem, gap = _problem(name, 1, "walk", label, tmp_path)
+    search = Search(problem, gap, strategy)
+    frames = search.run(BUDGET)
+    if frames is None:
+        assert strategy != EXACT and search.verdict == REFUSED, (strategy, search.verdict)
+        return
+    states, at = _behaviour(problem.log, frames)
+    assert sorted(at) == list(range(len(problem.merged.events)))
+    consumed_in = {f.via[2]: f.s for f in frames if f.via is not None and f.via[2] is not None}
+    for index, s in consumed_in.items():
+        assert _fits(problem.merged.events[index], s), index
+    path = tmp_path / "explanation.itf.json"
+    path.write_text(dumps_trace(dict(problem.log.config.to_meta()), states))
+    for engine in ("reference", "impl"):
+        result = replay_file(str(path), engine)
+        assert result.ok, result.describe()
