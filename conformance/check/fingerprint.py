@@ -26,7 +26,7 @@ class Fingerprints:
 
     def __init__(self) -> None:
         self._words: dict[str, int] = {}
-        self._memo: dict[int, tuple[object, int]] = {}  # id(object) -> (the object, kept alive; its hash)
+        self._memo: dict[int, tuple[object, Any]] = {}  # id(object) -> (the object, kept alive; its hash or encoding)
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
@@ -90,11 +90,27 @@ class Fingerprints:
             return h
         return self._keep(history, hash(frozenset((e, self._word(p)) for e, p in history)))
 
-    def __call__(self, s: System) -> int:
+    def _encoded(self, x: object, encode: Any) -> Any:
+        """``encode(x)``, kept by identity: a frozenset, whose hash Python keeps with it."""
+        hit = self._memo.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(self._memo) >= KEEP:
+            self._memo.clear()
+        value = encode(x)
+        self._memo[id(x)] = (x, value)
+        return value
+
+    def _partitions(self, partitions: frozenset[frozenset[str]]) -> frozenset[frozenset[int]]:
+        return frozenset(frozenset(map(self._word, link)) for link in partitions)
+
+    def _late(self, late: Mapping[str, Mapping[str, Any]]) -> frozenset[tuple[int, frozenset[tuple[int, Any]]]]:
         w = self._word
+        return frozenset((w(p), frozenset((w(k), self._value(v)) for k, v in r.items())) for p, r in late.items())
+
+    def __call__(self, s: System) -> int:
         partitions, late = s.partitions, s.late  # mostly empty: () then (a non-empty one is a frozenset)
         return hash((
             self._controller(s.controller), self._processes(s.procs), s.clock, s.next_msg, self._history(s.master_history),
-            s.acked, s.seen, frozenset(frozenset(map(w, link)) for link in partitions) if partitions else (),
-            frozenset((w(p), frozenset((w(k), self._value(v)) for k, v in r.items())) for p, r in late.items()) if late else (),
-            s.faults))
+            s.acked, s.seen, self._encoded(partitions, self._partitions) if partitions else (),
+            self._encoded(late, self._late) if late else (), s.faults))

@@ -90,7 +90,7 @@ NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any o
 DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables where it differs from the first
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
-SLICE = 1_000  # nodes a search expands in its turn, when searches take turns
+SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one twice as many)
 PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, and takes turns with the last three
 
 
@@ -620,8 +620,9 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
     below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones and the
-    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded (each resumes where it
-    paused), at most ``max_states`` nodes in all. It ends at an explanation, at the exact search's refusal (a search that
+    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, twice as many for the exact
+    one, whose refusal is the only one that ends the search (each resumes where it paused), at most ``max_states`` nodes
+    in all. It ends at an explanation, at the exact search's refusal (a search that
     refuses leaves the turns), or at the budget."""
     searches: list[Search] = []
 
@@ -642,7 +643,7 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
     turns = paused + turns
     while left() > 0:
         for search in [x for x in turns if x.verdict is None]:
-            frames = search.run(search.expanded + min(SLICE, left()))
+            frames = search.run(search.expanded + min(SLICE * (2 if search is turns[-1] else 1), left()))
             if frames is not None or (search is turns[-1] and search.verdict == REFUSED):
                 return searches, frames
     return searches, None
