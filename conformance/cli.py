@@ -175,7 +175,8 @@ def _summary(results: list, engines: list[str]) -> None:
 @click.option("--config", "config_name", default=None, metavar="NAME",
               help="The simulation configuration (e.g. safe-rocketmq-3p) of a log without a header line.")
 @click.option("--max-gap", type=click.IntRange(min=0), default=MAX_GAP, show_default=True,
-              help="Unobserved steps allowed between two events.")
+              help="Unobserved steps allowed between two events: a refusal says no behaviour with at most this many "
+              "explains the log (an explanation the lazy search finds may take up to twice as many).")
 @click.option("--skew", type=click.IntRange(min=0), default=0, show_default=True,
               help="Clock skew (ms): two nodes' events whose timestamps differ by at most this may occur in either order.")
 @click.option("--engine", type=click.Choice(KINDS), default="reference", show_default=True,
