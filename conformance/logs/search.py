@@ -125,7 +125,7 @@ class Verdict:
     ``#meta``; ``event``: the first event no behaviour explains (refused, gave up), with ``candidates``; ``expanded``
     and ``memo``: the search's size (nodes expanded, memo entries, over every run); ``unobserved``: steps of the
     explanation no event names; ``consumed``: the events explained (refused: those before ``event`` in the candidate
-    order)."""
+    order); ``found_by``: the strategy and gap of the search that found the explanation (``lazy, gap 4``)."""
 
     path: str
     name: str
@@ -142,6 +142,7 @@ class Verdict:
     reason: str = ""
     unobserved: int = 0
     consumed: int = 0
+    found_by: str = ""
 
     @property
     def ok(self) -> bool:
@@ -157,7 +158,7 @@ class Verdict:
         head = printable(f"{self.path} [{self.engine}]: {self.status}")
         size = f"{self.expanded:,} states expanded, {self.memo:,} memo entries, {self.seconds:.2f} s"
         if self.ok:
-            return f"{head} ({self.events} events, {self.unobserved} unobserved steps; {size})"
+            return f"{head} ({self.events} events, {self.unobserved} unobserved steps, found by {self.found_by}; {size})"
         lines = [f"{head} ({self.consumed}/{self.events} events explained; {size})"]
         if self.reason:
             lines.append(printable(f"  {self.reason}"))
@@ -681,6 +682,7 @@ def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "refer
                        reason=reason, consumed=max(search.best, 0))
     states, at = _behaviour(log, frames)
     verdict = Verdict(log.path, log.name, engine, EXPLAINED, n, *size, tuple(states), _meta(log, states, n),
-                      unobserved=len(states) - 1 - sum(1 for e in merged.events if e.action is not None), consumed=n)
+                      unobserved=len(states) - 1 - sum(1 for e in merged.events if e.action is not None), consumed=n,
+                      found_by=next(f"{x.strategy}, gap {x.max_gap}" for x in searches if x.verdict == EXPLAINED))
     return _on_impl(verdict, log, at, merged) if engine == "impl" else verdict
 

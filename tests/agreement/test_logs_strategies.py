@@ -56,7 +56,8 @@ def test_lazy_carry_explains_the_steps_the_lazy_search_piles_up(tmp_path: Path) 
     lazy, carry = Search(problem, gap, LAZY), Search(problem, gap, CARRY)
     assert lazy.run(10 * BUDGET) is None and lazy.verdict == REFUSED
     assert carry.run(BUDGET) is not None and carry.verdict == EXPLAINED
-    assert validate(tmp_path / "log", max_gap=gap).status == EXPLAINED
+    verdict = validate(tmp_path / "log", max_gap=gap)
+    assert verdict.status == EXPLAINED and verdict.found_by != f"{LAZY}, gap {gap}", verdict.describe()
 
 
 def test_a_search_resumed_in_slices_is_the_search_run_at_once(tmp_path: Path) -> None:
