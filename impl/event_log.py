@@ -21,11 +21,14 @@ from typing import IO, Any
 CONTROLLER_NODE = "controller"  # the node name of the controller's events
 # the steps the implementation logs every time it takes one (docs/INSTRUMENTING.md): a log's header says so
 # (``complete``), and the search never takes one unlogged
+# the controller-level requests of clients other than the run's brokers (ControllerRequestProcessor.log_request)
+LOGGED_REQUESTS = ("GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController", "ElectMaster", "AlterSyncStateSet",
+                   "GetReplicaInfo", "BrokerHeartbeat", "CleanBrokerData")
 LOGGED_STEPS = (
     "LoadMetaFile", "LoadTempFile", "CreateTempFile", "SendApplyBrokerId", "AbandonTempFile", "WriteMetaFile", "DeleteTempFile",
     "SendRegister", "SendElectMaster", "SyncReplicaInfo", "SendHeartbeat", "SendAlterSyncStateSet", "AlterArrives",
     "Write", "Expand", "Shrink", "Handshake", "Transfer", "Ack", "Crash", "CrashTorn", "WipeDisk", "Restart", "Flush", "Consume",
-    "HeartbeatExpire", "ControllerElectScan", "ControllerMetadataLoss",
+    "HeartbeatExpire", "ControllerElectScan", "ControllerMetadataLoss", *LOGGED_REQUESTS,
 )
 
 

@@ -10,7 +10,11 @@ only when its brokerId is null. A node that becomes leader starts with no heartb
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .controller import ControllerManager
+from .event_log import CONTROLLER_NODE, EventSink
 from .protocol import (
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
@@ -33,11 +37,19 @@ class ControllerRequestProcessor:
     client and the controller-level trace steps call (the request methods of :class:`ControllerManager`,
     behind the checks)."""
 
-    __slots__ = ("controller", "is_leader")
+    __slots__ = ("controller", "is_leader", "events")
 
-    def __init__(self, controller: ControllerManager) -> None:
+    def __init__(self, controller: ControllerManager, events: EventSink | None = None) -> None:
         self.controller = controller
         self.is_leader = True
+        self.events = events
+
+    def log_request(self, action: Mapping[str, Any]) -> None:
+        """A request from a client other than the run's brokers (an admin tool; a stray or repeated request), logged on
+        receipt as the controller's step ``action`` (docs/INSTRUMENTING.md): a broker logs its own requests as its
+        steps (``SendElectMaster``...), and a request is one step of the model, so the two never both log one."""
+        if self.events is not None:
+            self.events.emit(CONTROLLER_NODE, action)
 
     def get_next_broker_id(self, request: GetNextBrokerIdRequest) -> Response:
         return self.controller.get_next_broker_id(request) if self.is_leader else _NOT_LEADER

@@ -38,7 +38,7 @@ from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
-from autoswitch.impl.event_log import LOGGED_STEPS, EventSink
+from autoswitch.impl.event_log import LOGGED_REQUESTS, LOGGED_STEPS, EventSink
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover
@@ -137,7 +137,7 @@ class ImplSystem:
         self._events = None if event_dir is None else EventSink(
             event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS)})
         self._controller = ControllerManager(config.controller, self._events)
-        self._processor = ControllerRequestProcessor(self._controller)  # the node the brokers and traces call
+        self._processor = ControllerRequestProcessor(self._controller, self._events)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today
         self._broker_sets = None if broker_sets is None else dict(broker_sets)
         self._client = ControllerClient(self._processor)
@@ -189,6 +189,8 @@ class ImplSystem:
                 raise NotEnabled(f"{tag}: the controller has no leader (refinement 25)")
             if tag not in _RUN_ANYWHERE and _broker(self, process).config != DEFAULT_CONFIG:
                 raise NotEnabled(f"{tag}: {process} is configured for another broker set; processes run in the default set")
+        if process is None and tag in _REQUESTS:  # a controller-level request: a client other than the brokers sends it
+            self._processor.log_request(action)
         try:
             return run(self, action)
         except IllegalStateError as e:
@@ -674,6 +676,8 @@ def _process_step(
 
     return run
 
+
+_REQUESTS = frozenset(LOGGED_REQUESTS)  # the controller-level requests, which the processor logs
 
 # tag -> the step, called with the system and the action record (built once, not per system)
 _STEPS: dict[str, Callable[[ImplSystem, Mapping[str, Any]], Outcome]] = {

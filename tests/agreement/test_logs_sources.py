@@ -265,3 +265,15 @@ def test_broken_implementation_log_is_refused(gap: int, tmp_path: Path, monkeypa
     assert (Path(verdict.event.file).name, refused["node"], refused["clock"]) == ("p1.ndjson", "p1", len(DIVERGED))
     assert "log" in refused["observe"], verdict.describe()
     assert json.loads((broken_dir / "p1.ndjson").read_text().splitlines()[0])["meta"]["policy"] == "rocketmq"
+
+
+def test_a_request_of_another_client_is_the_controllers_logged_step(tmp_path: Path) -> None:
+    """A controller-level request that no broker sent (an admin tool's, a stray one) is logged by the controller as its
+    step: without it, an election that fails yet bumps the master epoch is something the search cannot take unobserved
+    (Next elects only as the admin), and the run's own log was refused."""
+    actions = [*_registered("p1")[:4], {"tag": "ElectMaster", "trigger": "controller", "brokerId": 1}, _registered("p1")[4]]
+    log = cut.read_log(_impl_run(CONFIG, actions, tmp_path))
+    raw = [e for e in log.events if e["node"] == cut.CONTROLLER and e.get("action", {}).get("tag") == "ElectMaster"]
+    assert [decode(e["action"]) for e in raw] == [actions[4]] and raw[0]["clock"] == 5
+    assert "ElectMaster" in log.meta["complete"]
+    _explained(log, tmp_path / "log")
