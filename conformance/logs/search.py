@@ -6,7 +6,7 @@ node's next event must precede): its action, each completion of the parameters i
 (reference/step.py) and every variable it observes equal the model's after it (vocabulary.same; without an action, the
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
-changes nothing. Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
+changes nothing, never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
 ... up to the search's gap), so that the explanation found takes few, and an event's completion that a request refuses
 or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
 (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
@@ -91,6 +91,10 @@ DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables whe
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
 SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one twice as many)
+# Consume changes only the ghost ``seen``, which no node observes and only Consume's guard reads (something visible not
+# yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
+# enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
+NEVER_UNOBSERVED = frozenset({"Consume"})
 PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, and takes turns with the last three
 
 
@@ -338,7 +342,7 @@ class _Problem:
         self.domains = log_domains(log)
         self.actions = NextActions(self.domains)
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
-        self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete}
+        self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete or a["tag"] in NEVER_UNOBSERVED}
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
         self.fingerprints = Fingerprints()
 

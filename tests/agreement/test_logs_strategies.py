@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_logs_sources import FILTERS, _impl_run, _walk
 
+from autoswitch.conformance.engines import trace_states
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.events import read_log
 from autoswitch.conformance.logs.merge import merge
@@ -19,6 +20,7 @@ from autoswitch.conformance.logs.search import (
     EXACT,
     EXPLAINED,
     LAZY,
+    NEVER_UNOBSERVED,
     REFUSED,
     Search,
     _behaviour,
@@ -26,7 +28,7 @@ from autoswitch.conformance.logs.search import (
     _Problem,
     validate,
 )
-from autoswitch.conformance.trace.itf import dumps_trace
+from autoswitch.conformance.trace.itf import dumps_trace, encode
 from autoswitch.conformance.trace.replay import replay_file
 
 BUDGET = 20_000  # states one strategy may expand in these tests
@@ -94,3 +96,31 @@ def test_every_strategy_explains_with_a_behaviour_of_the_model(tmp_path: Path, s
     for engine in ("reference", "impl"):
         result = replay_file(str(path), engine)
         assert result.ok, result.describe()
+
+
+def test_an_unobserved_consume_is_never_needed(tmp_path: Path) -> None:
+    """NEVER_UNOBSERVED: a walk with its Consume steps left out reaches the same states but for ``seen`` (so a log that
+    does not name them is explained without them), and the search takes none unobserved, while an observed Consume
+    is still checked against ``seen``."""
+    config, actions = _walk("safe-rocketmq-2p", 0, 40)  # three Consume steps
+    assert "Consume" in NEVER_UNOBSERVED and any(a["tag"] == "Consume" for a in actions)
+    kept = [a for a in actions if a["tag"] != "Consume"]
+    full, without = trace_states(config, actions), trace_states(config, kept)
+    at = [k for k, a in enumerate(actions, 1) if a["tag"] != "Consume"]
+    for k, state in zip(at, without[1:], strict=True):
+        assert {v: x for v, x in full[k].items() if v not in ("seen", "action", "outcome")} == \
+               {v: x for v, x in state.items() if v not in ("seen", "action", "outcome")}, k
+    cut_log = cut.keep(cut.walk_log(config, actions), lambda e: e.get("action", {}).get("tag") != "Consume")
+    log = cut.CutLog({k: v for k, v in cut_log.meta.items() if k != "complete"}, cut_log.events)  # no tag claimed complete
+    verdict = validate(log.write(tmp_path / "log"), max_gap=cut.max_gap(log))
+    assert verdict.ok and verdict.trace is not None, verdict.describe()
+    assert not any(s["action"]["tag"] == "Consume" for s in verdict.trace)
+    problem = _Problem(read_log(tmp_path / "log"), merge(read_log(tmp_path / "log")))
+    assert {problem.actions.all[i]["tag"] for i in problem.skipped} == {"Consume"}
+    # a Consume logged right after another with nothing written between shows nothing new: no behaviour has it
+    first = next(k for k, a in enumerate(actions) if a["tag"] == "Consume")
+    once = cut.walk_log(config, actions[:first + 1])
+    again = {"node": actions[first]["process"], "ts": 10 * (first + 2), "clock": first + 2, "action": encode(dict(actions[first]))}
+    twice = cut.CutLog(once.meta, (*once.events, again))
+    verdict = validate(twice.write(tmp_path / "twice"), max_gap=2)
+    assert verdict.status == REFUSED and verdict.event is not None and verdict.event.index == len(once.events), verdict.describe()
