@@ -243,15 +243,26 @@ def scenarios(out: str) -> None:
 @click.option("--campaigns", is_flag=True, help="Instead: the campaign strategies side by side on each negative control's "
               "simulation configuration (WALKS walks of LENGTH steps each, seed SEED): failing walks per 1,000 and the time "
               "to the first failure, before (fixed weights) vs swarm testing (the default) vs swarm with coverage guidance.")
+@click.option("--logs", is_flag=True, help="Instead: autoswitch validate's search on logs cut from the walks the default "
+              "campaign samples (WALKS walks of LENGTH steps, seed SEED: walks 0, 250, ... that pass) of simulation "
+              "configurations CONFIGS (default: the default campaign's safety ones), every cut, each log with its own "
+              "largest gap: the exact search alone vs validate's schedule; exits 1 if a log is refused.")
+@click.option("--max-states", type=POSITIVE, default=None, help="With --logs: the states each search may expand "
+              "(default: validate's).")
 @click.argument("configs", nargs=-1)
 def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool,
-          check_configs: bool, campaigns: bool, configs: tuple[str, ...]) -> None:
+          check_configs: bool, campaigns: bool, logs: bool, max_states: int | None, configs: tuple[str, ...]) -> None:
     """Replay one generated corpus on the reference and the implementation; print steps/second. With --check: time
     the model checkers on spec configurations CONFIGS (exits 1 if their counts disagree). With --campaigns: compare
     the simulation campaign strategies on simulation configurations CONFIGS (names or globs; default: every negative
     control's) instead."""
-    if check_configs and campaigns:
-        raise click.UsageError("--check and --campaigns are two benchmarks: give one")
+    if check_configs + campaigns + logs > 1:
+        raise click.UsageError("--check, --campaigns and --logs are three benchmarks: give one")
+    if max_states is not None and not logs:
+        raise click.UsageError("--max-states is for --logs")
+    if logs:
+        _bench_logs(walks, length, seed, max_states, configs)
+        return
     if check_configs:
         _bench_check(configs)
         return
@@ -259,7 +270,7 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
         _bench_campaigns(walks, length, seed, configs)
         return
     if configs:
-        raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check or --campaigns")
+        raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check, --campaigns or --logs")
     from autoswitch.conformance.bench import corpus, run_bench
 
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
@@ -306,6 +317,44 @@ def _bench_check(configs: tuple[str, ...]) -> None:
         console.print("counts agree: " + "; ".join(f"{b.config} {b.runs[0].distinct:,} distinct states, depth {b.runs[0].depth}"
                                                    for b in benches))
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, configs: tuple[str, ...]) -> None:
+    """bench --logs (logs/bench.py): a line per log and mode as it ends, then one table, a row per source and cut."""
+    from autoswitch.conformance.logs.bench import MODES, SAFETY, bench_logs, summaries
+    from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED
+    from autoswitch.conformance.simulation.campaign import select
+
+    try:
+        names = tuple(c.name for c in select(list(configs))) if configs else SAFETY
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    budget = max_states or MAX_STATES
+    runs = bench_logs(names, walks, length, seed, budget, lambda r: console.print(escape(r.describe()), highlight=False))
+    table = Table(title=f"bench --logs: logs cut from the sampled walks ({walks} walks x {length} steps, seed {seed}) of "
+                        f"{len(names)} configurations, each with its own largest gap, at most {budget:,} states a search; one process")
+    table.add_column("source, cut")
+    table.add_column("logs", justify="right")
+    for mode in MODES:
+        for column in ("explained", "states: median, worst", "seconds"):
+            table.add_column(f"{mode}: {column}", justify="right")
+    table.add_column("explained: validate / exact", justify="right")
+    table.add_column("seconds: exact / validate", justify="right")
+    for label, by_mode in summaries(runs):
+        cells = [str(len(by_mode[MODES[0]].runs))]
+        for mode in MODES:
+            m = by_mode[mode]
+            gave_up = f" ({m.count(GAVE_UP)} gave up)" if m.count(GAVE_UP) else ""
+            cells += [f"{m.count(EXPLAINED)}{gave_up}", f"{m.median:,.0f}, {m.worst:,}", f"{m.seconds:.1f}"]
+        exact, ours = by_mode["exact"], by_mode["validate"]
+        cells.append(f"{ours.count(EXPLAINED) / exact.count(EXPLAINED):.2f}x" if exact.count(EXPLAINED) else "-")
+        cells.append(f"{exact.seconds / ours.seconds:.1f}x" if ours.seconds else "-")
+        table.add_row(label, *cells)
+    table_console(width=None if sys.stdout.isatty() else 220).print(table)
+    refused = [r for r in runs if r.status == REFUSED]
+    for r in refused:
+        console.print(f"REFUSED {escape(r.describe())}: a log cut from a behaviour of the model", style="bold red")
+    sys.exit(EXIT_VERDICT if refused else EXIT_OK)
 
 
 def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...]) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from attrs import evolve, frozen
 
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine, trace_states
+from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
@@ -179,6 +180,27 @@ def one_node(log: CutLog, node: str) -> CutLog:
 def every_kth(log: CutLog, k: int, offset: int = 0) -> CutLog:
     """Every ``k``-th event (from ``offset``)."""
     return _kept(log, log.events[offset::k])
+
+
+# the cuts the tests and ``autoswitch bench --logs`` make of a full log: every event; only the controller's, the role
+# changes and the truncations; only p1's (a process every configuration has); every third event
+FILTERS: dict[str, Callable[[CutLog], CutLog]] = {
+    "full": lambda log: log,
+    "controller-roles-truncations": controller_view,
+    "one-node": lambda log: one_node(log, "p1"),
+    "every-3rd": lambda log: every_kth(log, 3),
+}
+
+
+def impl_log(config: Config, actions: Sequence[Mapping[str, Any]], root: Path, system: type[ImplSystem] = ImplSystem) -> CutLog:
+    """The implementation's own log of ``actions`` (file backend under ``root/disk``, emission on into ``root/log``)."""
+    impl = system(config.processes, config.options, storage="file", root=str(root / "disk"), event_dir=str(root / "log"))
+    try:
+        for action in actions:
+            impl.step(action)
+    finally:
+        impl.close()
+    return read_log(root / "log")
 
 
 def max_gap(log: CutLog) -> int:

@@ -654,6 +654,14 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
     return searches, None
 
 
+def alone(log: Log, max_gap: int, strategy: str, max_states: int, skew: int = 0) -> Search:
+    """One strategy's search of ``log`` run alone, up to ``max_states`` nodes expanded (``autoswitch bench --logs``): its
+    ``verdict`` is EXPLAINED, REFUSED, or None where it gave up."""
+    search = Search(_Problem(log, merge(log, skew)), max_gap, strategy)
+    search.run(max_states)
+    return search
+
+
 def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "reference", skew: int = 0,
              max_states: int = MAX_STATES, config: Config | None = None) -> Verdict:
     """Search for a behaviour of the model that explains ``log`` (a Log, or the path of one, read with ``config`` when

@@ -12,7 +12,7 @@ from behaviours (conformance/logs/cut.py), their mutations, and a broken impleme
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +43,6 @@ def _walk(name: str, walk: int, length: int = LENGTH) -> tuple[Config, list[dict
     return sim.config, run.actions
 
 
-def _impl_run(config: Config, actions: Sequence[Mapping[str, Any]], root: Path, system: type[ImplSystem] = ImplSystem) -> Path:
-    """Run ``actions`` on the implementation with the file backend and emission on; its log directory."""
-    impl = system(config.processes, config.options, storage="file", root=str(root / "disk"), event_dir=str(root / "log"))
-    for action in actions:
-        impl.step(action)
-    impl.close()
-    return root / "log"
-
-
 def _explained(log: cut.CutLog, where: Path, max_gap: int | None = None) -> None:
     """``validate`` explains ``log`` with ``max_gap`` (None: the gap the log surely needs, cut.max_gap: a larger one only
     makes the search longer)."""
@@ -73,7 +64,7 @@ def _refused_at(mutation: cut.Mutation, where: Path, max_gap: int = MAX_GAP) -> 
 @pytest.mark.parametrize("name", SAFETY)
 def test_impl_events_are_the_reference_steps(name: str, tmp_path: Path) -> None:
     config, actions = _walk(name, 0, 40)
-    log = cut.read_log(_impl_run(config, actions, tmp_path))
+    log = cut.impl_log(config, actions, tmp_path)
     states = trace_states(config, actions)
     assert log.meta["processes"] == dict(config.processes)
     assert {e["node"] for e in log.events} <= {cut.CONTROLLER, *config.processes}
@@ -104,19 +95,11 @@ def test_emission_is_off_by_default(tmp_path: Path) -> None:
 
 # ---- logs cut from sampled walks ------------------------------------------------------------------------------------------
 
-FILTERS = {
-    "full": lambda log: log,
-    "controller-roles-truncations": cut.controller_view,
-    "one-node": lambda log: cut.one_node(log, "p1"),
-    "every-3rd": lambda log: cut.every_kth(log, 3),
-}
-
-
 @pytest.mark.parametrize("name", FAST)
 def test_cut_walk_logs_are_explained(name: str, tmp_path: Path) -> None:
     config, actions = _walk(name, 1)
     full = cut.walk_log(config, actions)
-    for label, cut_by in FILTERS.items():
+    for label, cut_by in cut.FILTERS.items():
         log = cut_by(full)
         if cut.max_gap(log) <= MAX_GAP:
             _explained(log, tmp_path / label)
@@ -125,8 +108,8 @@ def test_cut_walk_logs_are_explained(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", FAST)
 def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: Path) -> None:
     config, actions = _walk(name, 2)
-    full = cut.read_log(_impl_run(config, actions, tmp_path))
-    for label, cut_by in FILTERS.items():
+    full = cut.impl_log(config, actions, tmp_path)
+    for label, cut_by in cut.FILTERS.items():
         log = cut_by(full)
         if label != "full":
             assert len(log.events) < len(full.events)
@@ -140,8 +123,8 @@ def test_cut_logs_of_every_default_configuration_are_explained(name: str, tmp_pa
     """Walk 3 of every default configuration, cut every way, from the walk and from the implementation's run: every log
     is explained, within validate's default budget of states."""
     config, actions = _walk(name, 3)
-    for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.read_log(_impl_run(config, actions, tmp_path)))):
-        for label, cut_by in FILTERS.items():
+    for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.impl_log(config, actions, tmp_path))):
+        for label, cut_by in cut.FILTERS.items():
             log = cut_by(full)
             if cut.max_gap(log) <= MAX_GAP:
                 _explained(log, tmp_path / f"{source}-{label}")
@@ -247,12 +230,12 @@ CONFIG = Config({"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, Options())
 
 @pytest.mark.parametrize("gap", [0, pytest.param(2, marks=pytest.mark.slow)])
 def test_broken_implementation_log_is_refused(gap: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = cut.read_log(_impl_run(CONFIG, DIVERGED, tmp_path / "real"))
+    real = cut.impl_log(CONFIG, DIVERGED, tmp_path / "real")
     _explained(real, tmp_path / "real-log", gap)
     _explained(cut.controller_view(real), tmp_path / "real-view")
     monkeypatch.setattr(replicas_manager, "AutoSwitchHAClient", SkipsEpochCheck)
-    broken_dir = _impl_run(CONFIG, DIVERGED, tmp_path / "broken")
-    broken = cut.read_log(broken_dir)
+    broken = cut.impl_log(CONFIG, DIVERGED, tmp_path / "broken")
+    broken_dir = tmp_path / "broken" / "log"
     states = trace_states(CONFIG, DIVERGED)
     assert len(states[-1]["log"]["p1"]) == 1  # the reference cuts p1's unreplicated message ...
     truncations = [e for e in broken.events if e["node"] == "p1" and "log" in e.get("observe", {})]
@@ -272,7 +255,7 @@ def test_a_request_of_another_client_is_the_controllers_logged_step(tmp_path: Pa
     step: without it, an election that fails yet bumps the master epoch is something the search cannot take unobserved
     (Next elects only as the admin), and the run's own log was refused."""
     actions = [*_registered("p1")[:4], {"tag": "ElectMaster", "trigger": "controller", "brokerId": 1}, _registered("p1")[4]]
-    log = cut.read_log(_impl_run(CONFIG, actions, tmp_path))
+    log = cut.impl_log(CONFIG, actions, tmp_path)
     raw = [e for e in log.events if e["node"] == cut.CONTROLLER and e.get("action", {}).get("tag") == "ElectMaster"]
     assert [decode(e["action"]) for e in raw] == [actions[4]] and raw[0]["clock"] == 5
     assert "ElectMaster" in log.meta["complete"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_logs_sources import FILTERS, _impl_run, _walk
+from test_logs_sources import _walk
 
 from autoswitch.conformance.engines import trace_states
 from autoswitch.conformance.logs import cut
@@ -38,8 +38,8 @@ def _problem(name: str, walk: int, source: str, label: str, tmp: Path) -> tuple[
     """The log cut ``label`` from walk ``walk`` of ``name`` (``source``: the walk, or the implementation's own files), as
     the search reads it, and the largest gap between two of its events."""
     config, actions = _walk(name, walk)
-    full = cut.walk_log(config, actions) if source == "walk" else cut.read_log(_impl_run(config, actions, tmp / "run"))
-    log = FILTERS[label](full)
+    full = cut.walk_log(config, actions) if source == "walk" else cut.impl_log(config, actions, tmp / "run")
+    log = cut.FILTERS[label](full)
     read = read_log(log.write(tmp / "log"))
     return _Problem(read, merge(read)), cut.max_gap(log)
 

@@ -19,6 +19,14 @@ CASES = [
     Case("bench-seed-not-a-number", ("bench", *TINY, "--seed", "x"), 2, "--seed"),
     Case("bench-check-unknown-config", ("bench", "--check", "MC_nothing"), 2, "MC_nothing"),
     Case("bench-configs-without-check", ("bench", "MC_ms_sync"), 2, "--check"),
+    # bench --logs (conformance/logs/bench.py): the exact search alone beside validate's schedule
+    Case("bench-logs", ("bench", "--logs", "--walks", "1", "--length", "12", "safe-kip279-2p"), 0, "walk, one-node"),
+    Case("bench-logs-max-states", ("bench", "--logs", "--walks", "1", "--length", "12", "--max-states", "300", "safe-rocketmq-2p"),
+         0, "at most 300 states a search"),
+    Case("bench-logs-unknown-config", ("bench", "--logs", "--walks", "1", "nope"), 2, "nope"),
+    Case("bench-logs-zero-max-states", ("bench", "--logs", "--max-states", "0"), 2, "--max-states"),
+    Case("bench-max-states-without-logs", ("bench", "--walks", "1", "--max-states", "10"), 2, "--max-states is for --logs"),
+    Case("bench-two-benchmarks", ("bench", "--check", "--logs"), 2, "give one"),
 ]
 
 

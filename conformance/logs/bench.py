@@ -1,0 +1,134 @@
+"""The log search side by side (``autoswitch bench --logs``): logs cut from the walks the default campaign samples, put to
+the exact search alone and to ``validate``'s schedule (search.py: the lazy searches taking turns with the exact one), in
+this process, one after the other, each with the log's own largest gap (cut.max_gap: the gap that surely suffices).
+
+The walks are the campaign's own: ``autoswitch simulate`` with the same seed, walks and length exports walk 0, ``sample``,
+``2 sample``, ... of each configuration when it passes (spark.walk_row); a walk that fails is not sampled, and not
+cut here. Each is cut from the walk's full log and from the implementation's own event files (cut.impl_log), by each of
+cut.FILTERS. A log cut from a behaviour of the model is never refused with its own gap: a refusal is a finding (the
+search, the cut, or the implementation's events are wrong), and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from autoswitch.conformance.logs import cut
+from autoswitch.conformance.logs.events import read_log
+from autoswitch.conformance.logs.search import EXACT, EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, alone, validate
+from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid
+from autoswitch.conformance.simulation.spark import Campaign, checked_walk
+
+SOURCES = ("walk", "impl")  # the walk's full log, the implementation's own event files
+MODES = ("exact", "validate")  # the exact search alone; validate's schedule
+SAFETY = tuple(c for c in DEFAULT_CONFIGS if not c.endswith("-live"))  # the default campaign's safety configurations
+
+
+@frozen
+class LogRun:
+    """One log under one mode: its verdict, the states expanded and the seconds taken."""
+
+    config: str
+    walk: int
+    source: str
+    cut: str
+    events: int
+    gap: int
+    mode: str
+    status: str
+    expanded: int
+    seconds: float
+
+    def describe(self) -> str:
+        return (f"{self.config} walk {self.walk} {self.source} {self.cut} ({self.events} events, gap {self.gap}) {self.mode}: "
+                f"{self.status}, {self.expanded:,} states, {self.seconds:.1f} s")
+
+
+@frozen
+class Summary:
+    """The runs of one mode over a group of logs."""
+
+    runs: tuple[LogRun, ...]
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.runs if r.status == status)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(r.expanded for r in self.runs) if self.runs else 0.0
+
+    @property
+    def worst(self) -> int:
+        return max((r.expanded for r in self.runs), default=0)
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self.runs)
+
+
+def sampled_walks(configs: Sequence[str], walks: int, length: int, seed: int,
+                  sample: int = Campaign().sample) -> Iterator[tuple[str, int, list[dict]]]:
+    """(configuration, walk, actions) of every walk the campaign (``seed``, ``walks`` walks of ``length`` steps) exports
+    as a sample: walks 0, ``sample``, ... that pass."""
+    campaign = Campaign(seed, walks, length, tuple(configs), sample=sample)
+    for name in configs:
+        sim = grid()[name]
+        for walk in range(0, walks, sample):
+            _, run, _ = checked_walk(campaign, sim, walk, None)
+            if run.failure is None:
+                yield name, walk, list(run.actions)
+
+
+def _exact(path: Path, gap: int, max_states: int) -> tuple[str, int]:
+    search = alone(read_log(path), gap, EXACT, max_states)
+    return {EXPLAINED: EXPLAINED, REFUSED: REFUSED, None: GAVE_UP}[search.verdict], search.expanded
+
+
+def _validate(path: Path, gap: int, max_states: int) -> tuple[str, int]:
+    verdict = validate(path, max_gap=gap, max_states=max_states)
+    return verdict.status, verdict.expanded
+
+
+RUNNERS: dict[str, Callable[[Path, int, int], tuple[str, int]]] = {"exact": _exact, "validate": _validate}
+
+
+def bench_logs(configs: Sequence[str] = SAFETY, walks: int = 1000, length: int = 100, seed: int = 1,
+               max_states: int = MAX_STATES, say: Callable[[LogRun], None] = lambda run: None) -> list[LogRun]:
+    """Every log cut from the sampled walks of ``configs``, under each of MODES; ``say`` hears each run as it ends."""
+    runs: list[LogRun] = []
+    with tempfile.TemporaryDirectory(prefix="autoswitch-bench-logs-") as scratch:
+        for name, walk, actions in sampled_walks(configs, walks, length, seed):
+            config = grid()[name].config
+            where = Path(scratch) / f"{name}-{walk}"
+            fulls = {"walk": cut.walk_log(config, actions), "impl": cut.impl_log(config, actions, where / "run")}
+            for source in SOURCES:
+                for label, cut_by in cut.FILTERS.items():
+                    log = cut_by(fulls[source])
+                    gap = cut.max_gap(log)
+                    path = log.write(where / f"{source}-{label}")
+                    for mode in MODES:
+                        start = time.perf_counter()
+                        status, expanded = RUNNERS[mode](path, gap, max_states)
+                        run = LogRun(name, walk, source, label, len(log.events), gap, mode, status, expanded,
+                                     time.perf_counter() - start)
+                        runs.append(run)
+                        say(run)
+    return runs
+
+
+def summaries(runs: Sequence[LogRun]) -> list[tuple[str, dict[str, Summary]]]:
+    """A row per (source, cut) in table order, then one for every log: each mode's Summary."""
+    rows = []
+    for source in SOURCES:
+        for label in cut.FILTERS:
+            group = [r for r in runs if (r.source, r.cut) == (source, label)]
+            if group:
+                rows.append((f"{source}, {label}", {m: Summary(tuple(r for r in group if r.mode == m)) for m in MODES}))
+    rows.append(("all", {m: Summary(tuple(r for r in runs if r.mode == m)) for m in MODES}))
+    return rows
