@@ -147,13 +147,32 @@ def read_log(directory: str | Path) -> CutLog:
 
 def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     """``events``, a subsequence of ``log``'s, as a log whose header claims complete only the tags it claimed whose every
-    event is kept (every step of such a tag is still logged)."""
+    event is kept (every step of such a tag is still logged), and, per node (``completeOf``), the tags it claimed complete
+    there (for every node or that one) whose every event of that node is kept: a node whose events are all kept still
+    logs every step it takes of each tag it did."""
     kept = {id(e) for e in events}
-    dropped = {_tag(e) for e in log.events if id(e) not in kept}
+    dropped: dict[str, set[str | None]] = {}
+    for e in log.events:
+        if id(e) not in kept:
+            dropped.setdefault(e["node"], set()).add(_tag(e))
+    everywhere = set().union(*dropped.values())
     meta = dict(log.meta)
+    claimed = list(meta.get("complete", []))
     if "complete" in meta:
-        meta["complete"] = [t for t in meta["complete"] if t not in dropped]
+        meta["complete"] = [t for t in claimed if t not in everywhere]
+    of = {node: [t for t in dict.fromkeys([*claimed, *meta.get("completeOf", {}).get(node, [])])
+                 if t not in dropped.get(node, ()) and t not in meta.get("complete", ()) and _takes(node, t)]
+          for node in (CONTROLLER, *meta.get("processes", {}))}
+    of = {node: tags for node, tags in of.items() if tags}
+    meta.pop("completeOf", None)
+    if of:
+        meta["completeOf"] = of
     return CutLog(meta, tuple(events))
+
+
+def _takes(node: str, tag: str) -> bool:
+    """Whether ``node`` takes steps of ``tag``: a process those with a ``process`` parameter, the controller the others."""
+    return ("process" in ACTIONS[tag].params) != (node == CONTROLLER)
 
 
 def keep(log: CutLog, predicate: Callable[[Event], bool]) -> CutLog:

@@ -2,7 +2,7 @@
 
 A log is a folder of ``*.ndjson`` files (one run: a file per node, or any split) or one ``.ndjson`` file. Each line is
 one JSON object: a header ``{"meta": {...}}`` (only as a file's first line; the keys of an ITF trace's ``#meta``, read
-by the code that reads a trace's, plus ``complete``) or an event ``{"node", "ts", "clock", "action", "observe"}``. The
+by the code that reads a trace's, plus ``complete`` and ``completeOf``) or an event ``{"node", "ts", "clock", "action", "observe"}``. The
 raw JSON is checked as a trace's is (validate.py: no float, no repeated key, canonical ``#bigint``...), the action
 against the action table (vocabulary.action_problem) with the parameters a log may leave out, the observed variables
 against reference/variables.py. Anything wrong raises :class:`LogError`: the file, the line and the field.
@@ -103,7 +103,8 @@ class Event:
 class Log:
     """A decoded log: where it is, its name (for output files), the configuration (its header, else ``--config``), the
     header's ``meta`` (or the configuration's), the tags logged every time they happen (``complete``), and its events
-    by node, each node's in file order."""
+    by node, each node's in file order. ``complete_of``: per node, the tags logged every time that node takes them
+    (``completeOf``; a process takes the steps whose ``process`` it is, the controller the steps without one)."""
 
     path: str
     name: str
@@ -111,6 +112,12 @@ class Log:
     meta: Mapping[str, Any]
     complete: frozenset[str]
     nodes: Mapping[str, tuple[Event, ...]]
+    complete_of: Mapping[str, frozenset[str]] = {}
+
+    def logs_every(self, action: Mapping[str, Any]) -> bool:
+        """Whether every step like ``action`` (its tag, taken by its process or the controller) is logged."""
+        tag = action["tag"]
+        return tag in self.complete or tag in self.complete_of.get(action.get("process", CONTROLLER_NODE), ())
 
     @property
     def events(self) -> list[Event]:
@@ -191,12 +198,27 @@ class _Reader:
                 raise self.fail(line, f"meta.{key}", f"must be a string, got {show_name(meta[key])}")
         if "next" in meta:
             self.next_domains(meta["next"], line)
-        complete = meta.get("complete", [])
-        if not isinstance(complete, list) or len(set(map(str, complete))) != len(complete) or \
-                not all(isinstance(t, str) and t in ACTIONS and ACTIONS[t].run is not None for t in complete):
-            raise self.fail(line, "meta.complete", f"a list of distinct action tags, each logged every time it happens; got "
-                            f"{show_name(complete)}")
+        self.tags(meta.get("complete", []), line, "meta.complete")
+        complete_of = meta.get("completeOf", {})
+        if not isinstance(complete_of, dict):
+            raise self.fail(line, "meta.completeOf", f"an object: node -> the tags that node logs every time it takes them; got "
+                            f"{show_name(complete_of)}")
+        for node, tags in complete_of.items():
+            self.tags(tags, line, f"meta.completeOf.{node}", node)
         return dict(meta)
+
+    def tags(self, tags: Any, line: int, field: str, node: str | None = None) -> None:
+        """``complete`` (``node`` None) or ``completeOf[node]``: distinct tags of steps of the model; a process's are
+        steps a process takes (with a ``process`` parameter), the controller's steps without one."""
+        if not isinstance(tags, list) or len(set(map(str, tags))) != len(tags) or \
+                not all(isinstance(t, str) and t in ACTIONS and ACTIONS[t].run is not None for t in tags):
+            raise self.fail(line, field, f"a list of distinct action tags, each logged every time it happens; got "
+                            f"{show_name(tags)}")
+        if node is not None:
+            wrong = next((t for t in tags if ("process" in ACTIONS[t].params) == (node == CONTROLLER_NODE)), None)
+            if wrong is not None:
+                whose = "a process's step (it has a process parameter)" if node == CONTROLLER_NODE else "the controller's step"
+                raise self.fail(line, field, f"{wrong} is {whose}: node {node!r} does not take it")
 
     def next_domains(self, nxt: Any, line: int) -> None:
         """``meta.next``: the domains of Next of the unobserved steps, as a lasso's ``#meta.next`` (replay.LASSO_NEXT)."""
@@ -356,5 +378,12 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
                 raise reader.fail(n, "<line>", f"more than {MAX_EVENTS} events: a log has at most that")
     if not count:
         raise LogError(str(path), None, "<log>", "the log has no event")
+    complete_of = meta.get("completeOf", {})
+    stranger = next((n for n in complete_of if n != CONTROLLER_NODE and n not in config.processes), None)
+    if stranger is not None:
+        where = first or (str(path), None)
+        raise LogError(where[0], where[1], f"meta.completeOf.{stranger}", f"not a node of this log: a process of "
+                       f"meta.processes ({', '.join(config.processes)}) or {CONTROLLER_NODE!r}")
     return Log(str(path), log_name(path), config, meta, frozenset(meta.get("complete", [])),
-               {node: tuple(events) for node, events in nodes.items()})
+               {node: tuple(events) for node, events in nodes.items()},
+               {node: frozenset(tags) for node, tags in complete_of.items()})

@@ -5,8 +5,9 @@ before the next event). A node first tries to consume an eligible event (merge.p
 node's next event must precede): its action, each completion of the parameters it leaves out, must be enabled
 (reference/step.py) and every variable it observes equal the model's after it (vocabulary.same; without an action, the
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
-(explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags, never one that
-changes nothing, never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
+(explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags nor one its
+``completeOf`` claims for the node taking it (events.Log.logs_every), never one that changes nothing, never one between
+two events of one node that share a clock (merge.Merged.in_step: one step's lines), never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
 ... up to the search's gap), so that the explanation found takes few, and an event's completion that a request refuses
 or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
 (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
@@ -21,9 +22,11 @@ against every interleaving of the steps no event needs, until an event many step
   step no event needs is never taken. Every behaviour it finds is one of the model's, but placing steps late may pile
   more than the gap before the event that needs them, so it may miss an explanation.
 - ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
+- few faults: lazy-carry with a budget of unobserved faults (FEW_FAULTS: 0, then 1; a fault tag of liveness.FAULT_KINDS
+  or a lost response), for logs of runs where faults are rare: with none to choose, the steps that remain are few.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
-with a small gap), then the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused:
+with a small gap), then the few-faults ones and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused:
 the first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded by
 all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a system's
 logs").
@@ -77,7 +80,7 @@ from autoswitch.reference.actions import (
     TRIGGERS,
 )
 from autoswitch.reference.faults import LATE_REQUESTS
-from autoswitch.reference.liveness import NEW_FAULTS
+from autoswitch.reference.liveness import FAULT_KINDS, NEW_FAULTS
 from autoswitch.reference.variables import VARIABLES, variables
 
 EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
@@ -90,11 +93,12 @@ NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any o
 DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables where it differs from the first
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
-SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one twice as many)
+SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one as many as the others together)
 # Consume changes only the ghost ``seen``, which no node observes and only Consume's guard reads (something visible not
 # yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
 # enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
 NEVER_UNOBSERVED = frozenset({"Consume"})
+FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
 PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, and takes turns with the last three
 
 
@@ -315,12 +319,13 @@ class _Frame:
     """A node of the search: its state, the events consumed per node, the unobserved steps left (``budget``) and how it
     was reached (``via``: the action and outcome of a step, and the event it consumed, if it did)."""
 
-    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "full", "via", "children")
+    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "full", "via", "children", "faults")
 
     def __init__(self, s: System, fp: int, consumed: tuple[int, ...], budget: int, fresh: bool,
-                 via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None, full: bool = True):
+                 via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None, full: bool = True,
+                 faults: int = 0):
         self.s, self.fp, self.consumed, self.budget, self.fresh, self.via = s, fp, consumed, budget, fresh, via
-        self.full = full
+        self.full, self.faults = full, faults
         self.children: Iterator[_Frame] | None = None
 
 
@@ -342,8 +347,9 @@ class _Problem:
         self.domains = log_domains(log)
         self.actions = NextActions(self.domains)
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
-        self.skipped = {i for i, a in enumerate(self.actions.all) if a["tag"] in log.complete or a["tag"] in NEVER_UNOBSERVED}
+        self.skipped = {i for i, a in enumerate(self.actions.all) if log.logs_every(a) or a["tag"] in NEVER_UNOBSERVED}
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
+        self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         self.fingerprints = Fingerprints()
 
 
@@ -351,14 +357,16 @@ class Search:
     """One strategy's search of one log with at most ``max_gap`` unobserved steps between two events (module
     docstring); :meth:`run` resumes where it paused."""
 
-    def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT):
+    def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None):
         self.max_gap, self.strategy = max_gap, strategy
+        self.faults = faults  # None: unlimited; else the unobserved faults a behaviour may take
+        self.fault = problem.fault
         self.lazy = strategy != EXACT
         self.carry = max_gap if strategy == CARRY else 0  # the unused steps of a gap the next may take, at most
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.records, self.fingerprints = problem.records, problem.fingerprints
-        self.memo: dict[tuple[int, tuple[int, ...], bool], int] = {}  # (fingerprint, consumed, full) -> budget failed
+        self.memo: dict[tuple[int, tuple[int, ...], bool, int], int] = {}  # (fingerprint, consumed, full) -> budget failed
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
@@ -366,6 +374,10 @@ class Search:
         self.found_fps: set[int] = set()
         self.stack: list[_Frame] = []
         self.verdict: str | None = None  # EXPLAINED or REFUSED once the search is over
+
+    def describe(self) -> str:
+        """The strategy, its gap and its fault budget: ``lazy-carry, gap 4, at most 1 fault unobserved``."""
+        return f"{self.strategy}, gap {self.max_gap}" + ("" if self.faults is None else f", at most {self.faults} faults unobserved")
 
     def _consume(self, e: Event, s: System) -> list[Fit]:
         """The states after event ``e`` from ``s``, with the record and outcome of its step; the preferred first
@@ -426,7 +438,7 @@ class Search:
         consumed, s = frame.consumed, frame.s
         if frame.fresh:  # iterative deepening of the unobserved steps before the next event; the last level in full
             for budget in [*(level for level in self.levels if level < frame.budget), frame.budget]:
-                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == frame.budget)
+                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == frame.budget, frame.faults)
             return
         front = self.merged.first_unconsumed(consumed)
         if front > self.best:
@@ -441,8 +453,9 @@ class Search:
             for w, record, outcome in fits:
                 if self.lazy and not frame.fresh and self._movable(e, record, w):
                     continue
-                budget = self.max_gap + min(frame.budget, self.carry)
-                child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, budget, True, (record, outcome, e.index))
+                budget = 0 if self.merged.in_step(after) else self.max_gap + min(frame.budget, self.carry)
+                child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, budget, True, (record, outcome, e.index),
+                               faults=frame.faults)
                 if _preferred(e, record, outcome):
                     yield child
                 elif frame.full:
@@ -487,8 +500,9 @@ class Search:
             return
         consumed, s = frame.consumed, frame.s
         actions, runs, opts = self.actions.all, self.runs, self.opts
+        limited = self.faults is not None
         for i in self.actions.candidates(s):
-            if i in self.skipped:
+            if i in self.skipped or (limited and frame.faults == 0 and self.fault[i]):
                 continue
             try:
                 w, outcome = runs[i](s, actions[i], opts)  # type: ignore[misc]
@@ -496,7 +510,8 @@ class Search:
                 continue
             wfp = self.fingerprints(w)
             if wfp != frame.fp:
-                yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full)
+                yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full,
+                             frame.faults - self.fault[i] if limited else 0)
 
     def run(self, limit: int) -> list[_Frame] | None:
         """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``
@@ -505,7 +520,8 @@ class Search:
         stack = self.stack
         if not stack and self.verdict is None:
             s0 = initial_system(dict(self.log.config.processes), self.opts.design)
-            root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None)
+            root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None,
+                          faults=0 if self.faults is None else self.faults)
             root.children = self._children(root)
             stack.append(root)
         while stack and self.expanded < limit:
@@ -514,16 +530,16 @@ class Search:
             child = next(top.children, None)
             if child is None:
                 stack.pop()
-                key = (top.fp, top.consumed, top.full)
+                key = (top.fp, top.consumed, top.full, top.faults)
                 memo[key] = max(memo.get(key, -1), top.budget)
                 continue
             if child.fresh and sum(child.consumed) == total:
                 stack.append(child)
                 self.verdict = EXPLAINED
                 return stack
-            failed = memo.get((child.fp, child.consumed, True), -1)
+            failed = memo.get((child.fp, child.consumed, True, child.faults), -1)
             if not child.full:
-                failed = max(failed, memo.get((child.fp, child.consumed, False), -1))
+                failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults), -1))
             if failed >= child.budget:
                 continue
             if not child.fresh:
@@ -624,9 +640,9 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 
 def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
-    below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones and the
-    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, twice as many for the exact
-    one, whose refusal is the only one that ends the search (each resumes where it paused), at most ``max_states`` nodes
+    below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones, the
+    few-faults ones (FEW_FAULTS) and the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, as many as the others together for the
+    exact one, whose refusal is the only one that ends the search (each resumes where it paused), at most ``max_states`` nodes
     in all. It ends at an explanation, at the exact search's refusal (a search that
     refuses leaves the turns), or at the budget."""
     searches: list[Search] = []
@@ -643,12 +659,14 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
             return searches, frames
         if search.verdict is None:
             paused.append(search)
-    turns = [Search(problem, max_gap, strategy) for strategy in ((LAZY, CARRY, EXACT) if max_gap else (EXACT,))]
+    few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap else []
+    turns = few + [Search(problem, max_gap, strategy) for strategy in ((LAZY, CARRY, EXACT) if max_gap else (EXACT,))]
     searches += turns
     turns = paused + turns
     while left() > 0:
         for search in [x for x in turns if x.verdict is None]:
-            frames = search.run(search.expanded + min(SLICE * (2 if search is turns[-1] else 1), left()))
+            share = max(1, len(turns) - 1) if search is turns[-1] else 1  # the exact search: half of every round
+            frames = search.run(search.expanded + min(SLICE * share, left()))
             if frames is not None or (search is turns[-1] and search.verdict == REFUSED):
                 return searches, frames
     return searches, None
@@ -695,6 +713,6 @@ def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "refer
     states, at = _behaviour(log, frames)
     verdict = Verdict(log.path, log.name, engine, EXPLAINED, n, *size, tuple(states), _meta(log, states, n),
                       unobserved=len(states) - 1 - sum(1 for e in merged.events if e.action is not None), consumed=n,
-                      found_by=next(f"{x.strategy}, gap {x.max_gap}" for x in searches if x.verdict == EXPLAINED))
+                      found_by=next(x.describe() for x in searches if x.verdict == EXPLAINED))
     return _on_impl(verdict, log, at, merged) if engine == "impl" else verdict
 

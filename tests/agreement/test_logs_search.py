@@ -138,3 +138,33 @@ def test_engine_impl_refuses_at_the_event_where_the_implementation_diverges(monk
     assert verdict.event is not None and verdict.event.where.endswith("p1.ndjson:3")
     assert verdict.candidates[0].miss.field == "log['p1']" and f"at its state {at}" in verdict.reason
     assert verdict.trace == explained.trace
+
+
+# ---- what a header and the clocks say of the unobserved steps ---------------------------------------------------------------
+
+PROCESSES = {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}
+
+
+def _one_file(tmp: Path, meta: dict, *events: dict) -> Path:
+    path = tmp / "log.ndjson"
+    path.write_text("".join(json.dumps(x) + "\n" for x in ({"meta": {"processes": PROCESSES, **meta}}, *events)))
+    return path
+
+
+def _p1(clock: int, reg_state: str, tag: str | None = None) -> dict:
+    return {"node": "p1", "clock": clock, **({"action": {"tag": tag}} if tag else {}), "observe": {"regState": reg_state}}
+
+
+@pytest.mark.parametrize(("clock", "meta", "status"), [
+    (2, {}, EXPLAINED),  # p1's SendApplyBrokerId, unobserved, between its temp file and the ID_APPLIED it observes
+    (1, {}, REFUSED),  # the same clock: one step's lines, no step between them
+    (2, {"completeOf": {"p1": ["SendApplyBrokerId"]}}, REFUSED),  # p1 logs every SendApplyBrokerId it takes
+    (2, {"completeOf": {"p2": ["SendApplyBrokerId"]}}, EXPLAINED),  # p2's are logged; p1's may be unobserved
+])
+def test_the_clock_and_complete_of_bound_the_unobserved_steps(tmp_path: Path, clock: int, meta: dict, status: str) -> None:
+    verdict = validate(_one_file(tmp_path, meta, _p1(1, "TEMP_DONE", "CreateTempFile"), _p1(clock, "ID_APPLIED")), max_gap=2)
+    assert verdict.status == status, verdict.describe()
+    if status == REFUSED:
+        assert verdict.event is not None and verdict.event.index == 1
+    else:
+        assert verdict.trace is not None and [s["action"]["tag"] for s in verdict.trace][1:] == ["CreateTempFile", "SendApplyBrokerId"]

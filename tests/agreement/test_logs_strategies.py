@@ -6,6 +6,7 @@ and every strategy's explanation is a behaviour of the model that meets every ev
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from autoswitch.conformance.logs.search import (
     CARRY,
     EXACT,
     EXPLAINED,
+    FEW_FAULTS,
     LAZY,
     NEVER_UNOBSERVED,
     REFUSED,
@@ -124,3 +126,26 @@ def test_an_unobserved_consume_is_never_needed(tmp_path: Path) -> None:
     twice = cut.CutLog(once.meta, (*once.events, again))
     verdict = validate(twice.write(tmp_path / "twice"), max_gap=2)
     assert verdict.status == REFUSED and verdict.event is not None and verdict.event.index == len(once.events), verdict.describe()
+
+
+def test_a_fault_budget_bounds_the_unobserved_faults(tmp_path: Path) -> None:
+    """FEW_FAULTS: p1 registers, every step logged, then is seen DOWN: only an unobserved crash (a fault) explains it; the
+    lazy-carry search with no fault to spend refuses, with one it explains, and validate finds that explanation."""
+    steps = ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"]
+    lines = [{"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}}},
+             *({"node": "p1", "clock": k, "action": {"tag": tag, **({"lost": False} if tag.startswith("Send") else {})}}
+               for k, tag in enumerate(steps, 1)),
+             {"node": "p1", "clock": 7, "observe": {"regState": "DOWN"}}]
+    path = tmp_path / "log.ndjson"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    log = read_log(path)
+    problem = _Problem(log, merge(log))
+    assert FEW_FAULTS[0] == 0
+    none, one = Search(problem, 2, CARRY, 0), Search(problem, 2, CARRY, 1)
+    assert none.run(BUDGET) is None and none.verdict == REFUSED
+    frames = one.run(BUDGET)
+    assert frames is not None and one.verdict == EXPLAINED
+    hidden = [f.via[0]["tag"] for f in frames if f.via is not None and f.via[0] is not None and f.via[2] is None]
+    assert hidden == ["Crash"], hidden
+    verdict = validate(path, max_gap=2)
+    assert verdict.ok and "at most 0 faults" not in verdict.found_by, verdict.describe()

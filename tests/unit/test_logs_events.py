@@ -38,6 +38,14 @@ def test_parameters_left_out_are_listed_and_a_folder_is_one_log(tmp_path: Path) 
     assert log.nodes["controller"][0].missing == ("trigger",)
 
 
+def test_complete_of_says_which_steps_of_a_node_are_logged(tmp_path: Path) -> None:
+    meta = {"meta": {**META["meta"], "complete": ["Write"], "completeOf": {"p1": ["Crash"], "controller": ["HeartbeatExpire"]}}}
+    log = read_log(write(tmp_path / "run.ndjson", meta, REGISTER))
+    assert log.logs_every({"tag": "Crash", "process": "p1"}) and not log.logs_every({"tag": "Crash", "process": "p2"})
+    assert log.logs_every({"tag": "Write", "process": "p2"}) and log.logs_every({"tag": "HeartbeatExpire", "brokerId": 1})
+    assert not log.logs_every({"tag": "ControllerElectScan"})
+
+
 def test_without_a_header_the_configuration_is_given(tmp_path: Path) -> None:
     path = write(tmp_path / "x.ndjson", REGISTER)
     with pytest.raises(LogError, match="--config NAME"):
@@ -60,6 +68,15 @@ BAD = [
     ("bad-option", [{"meta": {**META["meta"], "options": {"nope": True}}}, REGISTER], 1, "meta.options", "unknown option"),
     ("broker-sets", [{"meta": {**META["meta"], "brokerSets": {}}}, REGISTER], 1, "meta.brokerSets", "does not read it"),
     ("complete", [{"meta": {**META["meta"], "complete": ["Jump"]}}, REGISTER], 1, "meta.complete", "action tags"),
+    ("complete-of-list", [{"meta": {**META["meta"], "completeOf": ["Crash"]}}, REGISTER], 1, "meta.completeOf", "an object"),
+    ("complete-of-tag", [{"meta": {**META["meta"], "completeOf": {"p1": ["Jump"]}}}, REGISTER], 1, "meta.completeOf.p1",
+     "action tags"),
+    ("complete-of-controller-step", [{"meta": {**META["meta"], "completeOf": {"p1": ["HeartbeatExpire"]}}}, REGISTER], 1,
+     "meta.completeOf.p1", "the controller's step"),
+    ("complete-of-process-step", [{"meta": {**META["meta"], "completeOf": {"controller": ["Crash"]}}}, REGISTER], 1,
+     "meta.completeOf.controller", "a process's step"),
+    ("complete-of-stranger", [{"meta": {**META["meta"], "completeOf": {"p9": ["Crash"]}}}, REGISTER], 1, "meta.completeOf.p9",
+     "not a node of this log"),
     ("next", [{"meta": {**META["meta"], "next": {"brokerIds": [1]}}}, REGISTER], 1, "meta.next", "exactly brokerIds"),
     ("tag", [META, {**REGISTER, "action": {"tag": "Jump"}}], 2, "action.tag", "unknown action"),
     ("param-type", [META, {**REGISTER, "action": {"tag": "SendRegister", "lost": 1}}], 2, "action.lost", "expected bool"),

@@ -58,3 +58,14 @@ def test_without_clocks_every_event_needs_a_timestamp(tmp_path: Path) -> None:
         merge(read_log(path))
     assert (caught.value.line, caught.value.field) == (2, "ts") and "line 3 has none" not in str(caught.value)
     assert f"{path}:3 has none" in str(caught.value)
+
+
+def test_events_of_one_node_sharing_a_clock_are_one_step(tmp_path: Path) -> None:
+    """Between two events of one node with the same clock (one step's lines: the request, then what it changed) the
+    search takes no unobserved step; another node's event may still come between them."""
+    path = log(tmp_path, seen("p1", clock=1), seen("p1", clock=1), seen("p2", clock=1), seen("p2", clock=2), seen("p1", clock=3))
+    merged = merge(read_log(path))
+    assert merged.one_step == (frozenset({1}), frozenset())
+    assert merged.in_step((1, 0)) and merged.in_step((1, 1)) and not merged.in_step((2, 1)) and not merged.in_step((0, 0))
+    by_ts = log(tmp_path, seen("p1", ts=1), seen("p1", ts=1))
+    assert merge(read_log(by_ts)).one_step == (frozenset(),)  # equal timestamps say nothing of steps
