@@ -21,7 +21,7 @@ from attrs import frozen
 
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.events import read_log
-from autoswitch.conformance.logs.search import EXACT, EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, alone, validate
+from autoswitch.conformance.logs.search import EXACT, GAVE_UP, MAX_STATES, alone, validate
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid
 from autoswitch.conformance.simulation.spark import Campaign, checked_walk
 
@@ -87,7 +87,7 @@ def sampled_walks(configs: Sequence[str], walks: int, length: int, seed: int,
 
 def _exact(path: Path, gap: int, max_states: int) -> tuple[str, int]:
     search = alone(read_log(path), gap, EXACT, max_states)
-    return {EXPLAINED: EXPLAINED, REFUSED: REFUSED, None: GAVE_UP}[search.verdict], search.expanded
+    return search.verdict or GAVE_UP, search.expanded
 
 
 def _validate(path: Path, gap: int, max_states: int) -> tuple[str, int]:

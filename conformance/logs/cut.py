@@ -28,6 +28,7 @@ from attrs import evolve, frozen
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.logs.events import takes
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
 from autoswitch.reference.precondition import NotEnabled
@@ -161,18 +162,13 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     if "complete" in meta:
         meta["complete"] = [t for t in claimed if t not in everywhere]
     of = {node: [t for t in dict.fromkeys([*claimed, *meta.get("completeOf", {}).get(node, [])])
-                 if t not in dropped.get(node, ()) and t not in meta.get("complete", ()) and _takes(node, t)]
+                 if t not in dropped.get(node, ()) and t not in meta.get("complete", ()) and takes(node, t)]
           for node in (CONTROLLER, *meta.get("processes", {}))}
     of = {node: tags for node, tags in of.items() if tags}
     meta.pop("completeOf", None)
     if of:
         meta["completeOf"] = of
     return CutLog(meta, tuple(events))
-
-
-def _takes(node: str, tag: str) -> bool:
-    """Whether ``node`` takes steps of ``tag``: a process those with a ``process`` parameter, the controller the others."""
-    return ("process" in ACTIONS[tag].params) != (node == CONTROLLER)
 
 
 def keep(log: CutLog, predicate: Callable[[Event], bool]) -> CutLog:

@@ -2,8 +2,8 @@
 
 A log is a folder of ``*.ndjson`` files (one run: a file per node, or any split) or one ``.ndjson`` file. Each line is
 one JSON object: a header ``{"meta": {...}}`` (only as a file's first line; the keys of an ITF trace's ``#meta``, read
-by the code that reads a trace's, plus ``complete`` and ``completeOf``) or an event ``{"node", "ts", "clock", "action", "observe"}``. The
-raw JSON is checked as a trace's is (validate.py: no float, no repeated key, canonical ``#bigint``...), the action
+by the code that reads a trace's, plus ``complete`` and ``completeOf``) or an event ``{"node", "ts", "clock", "action",
+"observe"}``. The raw JSON is checked as a trace's is (validate.py: no float, no repeated key, canonical ``#bigint``...), the action
 against the action table (vocabulary.action_problem) with the parameters a log may leave out, the observed variables
 against reference/variables.py. Anything wrong raises :class:`LogError`: the file, the line and the field.
 """
@@ -215,7 +215,7 @@ class _Reader:
             raise self.fail(line, field, f"a list of distinct action tags, each logged every time it happens; got "
                             f"{show_name(tags)}")
         if node is not None:
-            wrong = next((t for t in tags if ("process" in ACTIONS[t].params) == (node == CONTROLLER_NODE)), None)
+            wrong = next((t for t in tags if not takes(node, t)), None)
             if wrong is not None:
                 whose = "a process's step (it has a process parameter)" if node == CONTROLLER_NODE else "the controller's step"
                 raise self.fail(line, field, f"{wrong} is {whose}: node {node!r} does not take it")
@@ -323,6 +323,11 @@ class _Reader:
                 raise self.fail(n, str(duplicate), "the field appears twice on the line")
             out.append((n, raw))
         return out
+
+
+def takes(node: str, tag: str) -> bool:
+    """Whether ``node`` takes steps of ``tag``: a process those with a ``process`` parameter, the controller the others."""
+    return ("process" in ACTIONS[tag].params) != (node == CONTROLLER_NODE)
 
 
 def read_log(path: str | Path, config: Config | None = None) -> Log:

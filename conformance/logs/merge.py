@@ -28,7 +28,8 @@ class Merged:
     window: int
     nodes: tuple[str, ...]
     by_node: tuple[tuple[int, ...], ...]
-    one_step: tuple[frozenset[int], ...] = ()  # per node, the counts c of its events consumed where its c-th and c+1-th share a clock
+    # per node, the counts c of its events consumed at which its c-th and (c+1)-th share a clock (ordered by clock only)
+    one_step: tuple[frozenset[int], ...] = ()
 
     def in_step(self, consumed: tuple[int, ...]) -> bool:
         """Whether some node is within one step: the last of its events consumed and its next share a clock (one step's
@@ -72,6 +73,6 @@ def merge(log: Log, skew: int = 0) -> Merged:
     merged = tuple(attrs.evolve(events[i], index=n) for n, i in enumerate(order))
     nodes = tuple(dict.fromkeys(e.node for e in merged))  # in order of their first event
     by_node = tuple(tuple(e.index for e in merged if e.node == node) for node in nodes)
-    one_step = tuple(frozenset(c for c in range(1, len(ids)) if key == CLOCK and merged[ids[c - 1]].clock == merged[ids[c]].clock)
-                     for ids in by_node)
+    one_step = tuple(frozenset(c for c in range(1, len(ids)) if merged[ids[c - 1]].clock == merged[ids[c]].clock)
+                     if key == CLOCK else frozenset() for ids in by_node)
     return Merged(merged, key, skew if key == TS else 0, nodes, by_node, one_step)

@@ -26,7 +26,8 @@ against every interleaving of the steps no event needs, until an event many step
   or a lost response), for logs of runs where faults are rare: with none to choose, the steps that remain are few.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
-with a small gap), then the few-faults ones and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused:
+with a small gap), then the few-faults ones and the three with ``max_gap`` in turns of SLICE nodes expanded, each
+resuming where it paused:
 the first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded by
 all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a system's
 logs").
@@ -99,7 +100,7 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 # enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
 NEVER_UNOBSERVED = frozenset({"Consume"})
 FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
-PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, and takes turns with the last three
+PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
 
 
 @frozen
@@ -349,6 +350,7 @@ class _Problem:
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
         self.skipped = {i for i, a in enumerate(self.actions.all) if log.logs_every(a) or a["tag"] in NEVER_UNOBSERVED}
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
+        # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals
         self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         self.fingerprints = Fingerprints()
 
@@ -641,9 +643,9 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
     below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones, the
-    few-faults ones (FEW_FAULTS) and the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, as many as the others together for the
-    exact one, whose refusal is the only one that ends the search (each resumes where it paused), at most ``max_states`` nodes
-    in all. It ends at an explanation, at the exact search's refusal (a search that
+    few-faults ones (FEW_FAULTS) and the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes
+    expanded, the exact one as many as the others together, each resuming where it paused, at most ``max_states`` nodes
+    in all. It ends at an explanation, at the exact search's refusal (the only refusal that ends it: another search that
     refuses leaves the turns), or at the budget."""
     searches: list[Search] = []
 

@@ -4,7 +4,7 @@ from behaviours (conformance/logs/cut.py), their mutations, and a broken impleme
 - Every event the implementation writes is true of the reference at its clock: its action is the step taken there, its
   observations the reference's variables after that step (independent of the search).
 - Logs cut from sampled walks of the default campaign's configurations, and implementation runs (file backend) with
-  most events removed, are explained: every one, sparse or not (the slow sweep: walk 0 of the campaign itself, 40 steps).
+  most events removed, are explained: every one, sparse or not (the slow sweep: the first walk the campaign itself exports, 40 steps).
 - Each mutation is refused at the event it was made at; a log of an implementation that skips the epoch check on
   truncation (``SkipsEpochCheck``) is refused at its handshake, and the same run of the real implementation is explained.
 """

@@ -113,11 +113,13 @@ def test_an_unobserved_consume_is_never_needed(tmp_path: Path) -> None:
         assert {v: x for v, x in full[k].items() if v not in ("seen", "action", "outcome")} == \
                {v: x for v, x in state.items() if v not in ("seen", "action", "outcome")}, k
     cut_log = cut.keep(cut.walk_log(config, actions), lambda e: e.get("action", {}).get("tag") != "Consume")
-    log = cut.CutLog({k: v for k, v in cut_log.meta.items() if k != "complete"}, cut_log.events)  # no tag claimed complete
+    meta = {k: v for k, v in cut_log.meta.items() if k not in ("complete", "completeOf")}  # no tag claimed complete
+    log = cut.CutLog(meta, cut_log.events)
     verdict = validate(log.write(tmp_path / "log"), max_gap=cut.max_gap(log))
     assert verdict.ok and verdict.trace is not None, verdict.describe()
     assert not any(s["action"]["tag"] == "Consume" for s in verdict.trace)
-    problem = _Problem(read_log(tmp_path / "log"), merge(read_log(tmp_path / "log")))
+    read = read_log(tmp_path / "log")
+    problem = _Problem(read, merge(read))
     assert {problem.actions.all[i]["tag"] for i in problem.skipped} == {"Consume"}
     # a Consume logged right after another with nothing written between shows nothing new: no behaviour has it
     first = next(k for k, a in enumerate(actions) if a["tag"] == "Consume")
