@@ -174,9 +174,10 @@ def _summary(results: list, engines: list[str]) -> None:
 @click.argument("logs", nargs=-1, required=True, type=click.Path())
 @click.option("--config", "config_name", default=None, metavar="NAME",
               help="The simulation configuration (e.g. safe-rocketmq-3p) of a log without a header line.")
-@click.option("--max-gap", type=click.IntRange(min=0), default=MAX_GAP, show_default=True,
-              help="Unobserved steps allowed between two events: a refusal says no behaviour with at most this many "
-              "explains the log (an explanation the lazy search finds may take up to twice as many).")
+@click.option("--max-gap", type=click.IntRange(min=0), default=None,
+              help=f"Unobserved steps allowed between two events: a refusal says no behaviour with at most this many "
+              f"explains the log (an explanation the lazy search finds may take up to twice as many). Default: {MAX_GAP}; "
+              "for a log whose header claims clockCountsSteps, as many as its clock leaves between them.")
 @click.option("--skew", type=click.IntRange(min=0), default=0, show_default=True,
               help="Clock skew (ms): two nodes' events whose timestamps differ by at most this may occur in either order.")
 @click.option("--engine", type=click.Choice(KINDS), default="reference", show_default=True,
@@ -188,7 +189,7 @@ def _summary(results: list, engines: list[str]) -> None:
 @click.option("--master", default=None, help="Run the logs on Spark (local[2], spark://host:port...); default: in this "
               "process up to 64 logs, else local[*]; none: in this process.")
 @click.option("--quiet", is_flag=True, help="Print only the logs not explained and the summary.")
-def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int, skew: int, engine: str, max_states: int,
+def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int | None, skew: int, engine: str, max_states: int,
              out: str | None, master: str | None, quiet: bool) -> None:
     """Search for a behaviour of the model that explains each event LOG (a folder of *.ndjson files, or one file;
     spec/README.md, "Event logs"). Exits 0 if every log is explained, 1 if one is refused (or its search gave up),
@@ -204,7 +205,8 @@ def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int, skew:
             console.print(row.text, style=None if row.status == "explained" else "bold red")
 
     rows, seconds, where = validate_many(list(logs), settings, master, show)
-    table = Table(title=f"validate: {len(rows)} logs on {engine}, --max-gap {max_gap}, --skew {skew} ({where})")
+    gap = "the default" if max_gap is None else max_gap
+    table = Table(title=f"validate: {len(rows)} logs on {engine}, --max-gap {gap}, --skew {skew} ({where})")
     for column in ("log", "verdict", "events", "states expanded", "memo entries", "seconds"):
         table.add_column(column, justify="left" if column in ("log", "verdict") else "right")
     for row in rows:
@@ -246,7 +248,8 @@ def scenarios(out: str) -> None:
 @click.option("--logs", is_flag=True, help="Instead: autoswitch validate's search on logs cut from the walks the default "
               "campaign samples (WALKS walks of LENGTH steps, seed SEED: walks 0, 250, ... that pass) of simulation "
               "configurations CONFIGS (default: the default campaign's safety ones), every cut, each log with its own "
-              "largest gap: the exact search alone vs validate's schedule; exits 1 if a log is refused.")
+              "largest gap, once with the clock counting steps and once with it only ordering: the exact search alone vs "
+              "validate's schedule; exits 1 if a log is refused.")
 @click.option("--max-states", type=POSITIVE, default=None, help="With --logs: the states each search may expand "
               "(default: validate's).")
 @click.argument("configs", nargs=-1)
@@ -320,7 +323,7 @@ def _bench_check(configs: tuple[str, ...]) -> None:
 
 
 def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, configs: tuple[str, ...]) -> None:
-    """bench --logs (logs/bench.py): a line per log and mode as it ends, then one table, a row per source and cut."""
+    """bench --logs (logs/bench.py): a line per log and mode as it ends, then one table, a row per clock, source and cut."""
     from autoswitch.conformance.logs.bench import MODES, SAFETY, bench_logs, summaries
     from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED
     from autoswitch.conformance.simulation.campaign import select
@@ -333,7 +336,7 @@ def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, conf
     runs = bench_logs(names, walks, length, seed, budget, lambda r: console.print(escape(r.describe()), highlight=False))
     table = Table(title=f"bench --logs: logs cut from the sampled walks ({walks} walks x {length} steps, seed {seed}) of "
                         f"{len(names)} configurations, each with its own largest gap, at most {budget:,} states a search; one process")
-    table.add_column("source, cut")
+    table.add_column("clock: source, cut")
     table.add_column("logs", justify="right")
     for mode in MODES:
         for column in ("explained", "states: median, worst", "seconds"):

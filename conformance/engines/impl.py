@@ -132,10 +132,11 @@ class ImplSystem:
         if storage == "file" and root is None:
             raise ValueError("the file storage backend needs a root directory")
         config = impl_config(options or Options())
-        # the run's event log (impl/event_log.py), its header the configuration as a trace's #meta says it and the steps
-        # logged every time
+        # the run's event log (impl/event_log.py), its header the configuration as a trace's #meta says it, the steps
+        # logged every time, and that the clock counts steps (step() ticks it once per step)
         self._events = None if event_dir is None else EventSink(
-            event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS)})
+            event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS),
+                        "clockCountsSteps": True})
         self._controller = ControllerManager(config.controller, self._events)
         self._processor = ControllerRequestProcessor(self._controller, self._events)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today

@@ -14,7 +14,7 @@ from attrs import frozen
 
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.events import log_name
-from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_GAP, MAX_STATES, REFUSED, validate
+from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, validate
 from autoswitch.conformance.trace.itf import printable
 
 MALFORMED, ERROR = "malformed", "error"
@@ -28,7 +28,7 @@ class Settings:
     configuration's name), the gap, the skew, the engine and the search's budget."""
 
     config: str | None = None
-    max_gap: int = MAX_GAP
+    max_gap: int | None = None  # search.validate's default: MAX_GAP, or the clock's where it counts steps
     skew: int = 0
     engine: str = "reference"
     max_states: int = MAX_STATES

@@ -7,7 +7,9 @@ the step changed; the other nodes whose variables the step changed get an observ
 controller its variables, a process its own). A step's events are in node-name order, so that a log's order is the
 merge's candidate order (clock, then file and line) and an event's index here is its index there. Environment and ghost variables (``clock``, ``masterHistory``, ``nextMsg``,
 ``acked``, ``seen``, ``partitions``, ``late``) are no node's and are not logged. Every step is logged, so the header says
-every tag is ``complete``: the search may take no unobserved step. The filters (:func:`keep`, :func:`controller_view`,
+every tag is ``complete``: the search may take no unobserved step; and that the clock counts steps
+(``clockCountsSteps``), which stays true whatever events are dropped (:func:`clock_orders_only` drops the claim, for
+a log whose clock only orders, as most systems' do). The filters (:func:`keep`, :func:`controller_view`,
 :func:`one_node`, :func:`every_kth`) drop events, and with them the ``complete`` claim of each tag an event dropped had
 (a tag none had, or that never occurred, stays complete: every step of it is still logged). An implementation run's own log
 (impl/event_log.py) is read with :func:`read_log` and filtered the same way.
@@ -28,7 +30,8 @@ from attrs import evolve, frozen
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.logs.events import takes
+from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS, takes
+from autoswitch.conformance.logs.merge import largest_gap
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
 from autoswitch.reference.precondition import NotEnabled
@@ -115,7 +118,8 @@ def walk_log(config: Config, actions: Sequence[Mapping[str, Any]], description: 
             if observe:
                 event["observe"] = observe
             events.append(event)
-    meta = {**config.to_meta(), "description": description or "a full event log cut from a behaviour", "complete": list(ALL_TAGS)}
+    meta = {**config.to_meta(), "description": description or "a full event log cut from a behaviour", "complete": list(ALL_TAGS),
+            CLOCK_COUNTS_STEPS: True}
     return CutLog(meta, tuple(events))
 
 
@@ -171,6 +175,11 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     return CutLog(meta, tuple(events))
 
 
+def clock_orders_only(log: CutLog) -> CutLog:
+    """``log`` without the claim that its clock counts steps: its clock then only orders (``clockCountsSteps``)."""
+    return CutLog({k: v for k, v in log.meta.items() if k != CLOCK_COUNTS_STEPS}, log.events)
+
+
 def keep(log: CutLog, predicate: Callable[[Event], bool]) -> CutLog:
     """The events ``predicate`` keeps."""
     return _kept(log, [e for e in log.events if predicate(e)])
@@ -219,11 +228,9 @@ def impl_log(config: Config, actions: Sequence[Mapping[str, Any]], root: Path, s
 
 
 def max_gap(log: CutLog) -> int:
-    """The most steps a log may leave unobserved before one of its events (clocks counting steps, as walk_log's and the
-    implementation's do): from the clock ``a`` of the events before it to its own ``b``, the steps ``a + 1 .. b`` (step ``b``
-    itself where only its observations are kept). The ``--max-gap`` that surely suffices."""
-    clocks = sorted({0, *(e["clock"] for e in log.events)})
-    return max((b - a for a, b in zip(clocks, clocks[1:], strict=False)), default=0)
+    """The most steps a log may leave unobserved before one of its events (merge.largest_gap: its clocks count steps, as
+    walk_log's and the implementation's do). The ``--max-gap`` that surely suffices."""
+    return largest_gap(e["clock"] for e in log.events)
 
 
 # ---- mutations --------------------------------------------------------------------------------------------------------

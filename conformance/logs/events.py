@@ -2,7 +2,7 @@
 
 A log is a folder of ``*.ndjson`` files (one run: a file per node, or any split) or one ``.ndjson`` file. Each line is
 one JSON object: a header ``{"meta": {...}}`` (only as a file's first line; the keys of an ITF trace's ``#meta``, read
-by the code that reads a trace's, plus ``complete`` and ``completeOf``) or an event ``{"node", "ts", "clock", "action",
+by the code that reads a trace's, plus ``complete``, ``completeOf`` and ``clockCountsSteps``) or an event ``{"node", "ts", "clock", "action",
 "observe"}``. The raw JSON is checked as a trace's is (validate.py: no float, no repeated key, canonical ``#bigint``...), the action
 against the action table (vocabulary.action_problem) with the parameters a log may leave out, the observed variables
 against reference/variables.py. Anything wrong raises :class:`LogError`: the file, the line and the field.
@@ -48,6 +48,8 @@ from autoswitch.reference.variables import VARIABLES
 CONTROLLER_NODE = "controller"
 EVENT_KEYS = ("node", "ts", "clock", "action", "observe")
 HEADER = "meta"
+# The header's claim that every event's clock is the number of its step in the run (spec/README.md, "Event logs").
+CLOCK_COUNTS_STEPS = "clockCountsSteps"
 # The variables a process node observes (its own value of each); the controller node observes CONTROLLER_VARS. The
 # environment's and the ghosts' (clock, masterHistory, nextMsg, acked, seen, partitions, late) no node observes.
 PROCESS_OBSERVED = (*PROCESS_VARS, *(v for v in DATA_VARS if v not in ("nextMsg", "acked", "seen")), *DESIGN_VARS)
@@ -104,7 +106,9 @@ class Log:
     """A decoded log: where it is, its name (for output files), the configuration (its header, else ``--config``), the
     header's ``meta`` (or the configuration's), the tags logged every time they happen (``complete``), and its events
     by node, each node's in file order. ``complete_of``: per node, the tags logged every time that node takes them
-    (``completeOf``; a process takes the steps whose ``process`` it is, the controller the steps without one)."""
+    (``completeOf``; a process takes the steps whose ``process`` it is, the controller the steps without one).
+    ``clock_counts_steps``: the header claims that every event's clock is the number of its step in the run
+    (``clockCountsSteps``), so that at most ``b - a - 1`` steps come between events with clocks ``a < b``."""
 
     path: str
     name: str
@@ -113,6 +117,7 @@ class Log:
     complete: frozenset[str]
     nodes: Mapping[str, tuple[Event, ...]]
     complete_of: Mapping[str, frozenset[str]] = {}
+    clock_counts_steps: bool = False
 
     def logs_every(self, action: Mapping[str, Any]) -> bool:
         """Whether every step like ``action`` (its tag, taken by its process or the controller) is logged."""
@@ -199,6 +204,9 @@ class _Reader:
         if "next" in meta:
             self.next_domains(meta["next"], line)
         self.tags(meta.get("complete", []), line, "meta.complete")
+        if not isinstance(meta.get(CLOCK_COUNTS_STEPS, False), bool):
+            raise self.fail(line, f"meta.{CLOCK_COUNTS_STEPS}", f"true or false: whether every event's clock is the number of "
+                            f"its step in the run (1, 2, ... counting every node's steps); got {show_name(meta[CLOCK_COUNTS_STEPS])}")
         complete_of = meta.get("completeOf", {})
         if not isinstance(complete_of, dict):
             raise self.fail(line, "meta.completeOf", f"an object: node -> the tags that node logs every time it takes them; got "
@@ -361,6 +369,7 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
                        "with --config NAME")
     else:
         meta = config.to_meta()
+    steps = meta.get(CLOCK_COUNTS_STEPS, False)
     nodes: dict[str, list[Event]] = {}
     home: dict[str, str] = {}
     count = 0
@@ -370,6 +379,9 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
             if HEADER in raw:
                 continue
             event = reader.event(raw, n, config.options.design)
+            if steps and (event.clock is None or event.clock < 1):
+                raise reader.fail(n, "clock", f"the header claims {CLOCK_COUNTS_STEPS}: every event has the clock of its step, "
+                                  f"1 or more; got {'none' if event.clock is None else event.clock}")
             if home.setdefault(event.node, reader.path) != reader.path:
                 raise reader.fail(n, "node", f"{event.node!r} logs in {home[event.node]}: one node's events are all in one file")
             before = nodes.get(event.node, [])
@@ -391,4 +403,4 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
                        f"meta.processes ({', '.join(config.processes)}) or {CONTROLLER_NODE!r}")
     return Log(str(path), log_name(path), config, meta, frozenset(meta.get("complete", [])),
                {node: tuple(events) for node, events in nodes.items()},
-               {node: frozenset(tags) for node, tags in complete_of.items()})
+               {node: frozenset(tags) for node, tags in complete_of.items()}, steps)

@@ -10,6 +10,8 @@ other node's next event must precede.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 from attrs import frozen
 
@@ -53,6 +55,14 @@ class Merged:
     def first_unconsumed(self, consumed: tuple[int, ...]) -> int:
         """The smallest index in the candidate order of an event not yet consumed (len(events) when none is left)."""
         return min((ids[c] for ids, c in zip(self.by_node, consumed, strict=True) if c < len(ids)), default=len(self.events))
+
+
+def largest_gap(clocks: Iterable[int]) -> int:
+    """The most steps that clocks counting steps (events.CLOCK_COUNTS_STEPS) leave unobserved before one of their events:
+    from the clock ``a`` of the events before it (0 before the first) to its own ``b``, the steps ``a + 1 .. b`` (step
+    ``b`` itself where the event only observes)."""
+    ordered = sorted({0, *clocks})
+    return max((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=0)
 
 
 def merge(log: Log, skew: int = 0) -> Merged:

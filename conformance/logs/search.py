@@ -8,7 +8,8 @@ model's at that point). Only then does it take an unobserved step: an action of 
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags nor one its
 ``completeOf`` claims for the node taking it (events.Log.logs_every), never one that changes nothing, never one between
 two events of one node that share a clock (merge.Merged.in_step: one step's lines), never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2, 4,
-... up to the search's gap), so that the explanation found takes few, and an event's completion that a request refuses
+... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
+at most the clock's bound, _Problem.bound, and nothing carries), so that the explanation found takes few, and an event's completion that a request refuses
 or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
 (fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
 
@@ -62,7 +63,7 @@ from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NextActions
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, LogError, read_log
-from autoswitch.conformance.logs.merge import Merged, merge
+from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
 from autoswitch.conformance.trace.vocabulary import same
@@ -353,6 +354,18 @@ class _Problem:
         # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals
         self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         self.fingerprints = Fingerprints()
+        self.steps = log.clock_counts_steps  # the clock bounds each gap (_Problem.bound)
+
+    def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
+        """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events
+        of each node, where the clock counts steps: those after ``clock`` and before the next event's, and that one too
+        when the next event only observes (its step may be unobserved; merge.largest_gap); None where the clock does not
+        count steps, or no event is left."""
+        following = self.merged.first_unconsumed(consumed)
+        if not self.steps or following == len(self.merged.events):
+            return None
+        observes = self.merged.events[following].action is None
+        return max(0, self.merged.value(following) - clock - (0 if observes else 1))
 
 
 class Search:
@@ -364,7 +377,9 @@ class Search:
         self.faults = faults  # None: unlimited; else the unobserved faults a behaviour may take
         self.fault = problem.fault
         self.lazy = strategy != EXACT
-        self.carry = max_gap if strategy == CARRY else 0  # the unused steps of a gap the next may take, at most
+        # the unused steps of a gap the next may take, at most (none where the clock counts steps: it bounds each gap)
+        self.carry = max_gap if strategy == CARRY and not problem.steps else 0
+        self.bound = problem.bound
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.records, self.fingerprints = problem.records, problem.fingerprints
@@ -455,7 +470,7 @@ class Search:
             for w, record, outcome in fits:
                 if self.lazy and not frame.fresh and self._movable(e, record, w):
                     continue
-                budget = 0 if self.merged.in_step(after) else self.max_gap + min(frame.budget, self.carry)
+                budget = 0 if self.merged.in_step(after) else self._gap(e.clock or 0, after, frame.budget)
                 child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, budget, True, (record, outcome, e.index),
                                faults=frame.faults)
                 if _preferred(e, record, outcome):
@@ -464,6 +479,13 @@ class Search:
                     deferred.append(child)
         yield from self._unobserved(frame)
         yield from deferred
+
+    def _gap(self, clock: int, consumed: tuple[int, ...], left: int) -> int:
+        """The unobserved steps a node may take before the next event, after an event at ``clock`` (0: Init) with
+        ``left`` of its own gap unused: the search's gap (and what it carries), at most the clock's bound."""
+        bound = self.bound(clock, consumed)
+        gap = self.max_gap + min(left, self.carry)
+        return gap if bound is None else min(gap, bound)
 
     def _movable(self, e: Event, record: Mapping[str, Any] | None, w: System) -> bool:
         """Whether an unobserved step since the last event could come after ``e`` instead, to the same state ``w``."""
@@ -522,7 +544,8 @@ class Search:
         stack = self.stack
         if not stack and self.verdict is None:
             s0 = initial_system(dict(self.log.config.processes), self.opts.design)
-            root = _Frame(s0, self.fingerprints(s0), (0,) * len(self.merged.nodes), self.max_gap, True, None,
+            start = (0,) * len(self.merged.nodes)
+            root = _Frame(s0, self.fingerprints(s0), start, self._gap(0, start, 0), True, None,
                           faults=0 if self.faults is None else self.faults)
             root.children = self._children(root)
             stack.append(root)
@@ -662,7 +685,9 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
         if search.verdict is None:
             paused.append(search)
     few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap else []
-    turns = few + [Search(problem, max_gap, strategy) for strategy in ((LAZY, CARRY, EXACT) if max_gap else (EXACT,))]
+    # where the clock counts steps, nothing carries: lazy-carry is lazy
+    strategies = (EXACT,) if not max_gap else (LAZY, EXACT) if problem.steps else (LAZY, CARRY, EXACT)
+    turns = few + [Search(problem, max_gap, strategy) for strategy in strategies]
     searches += turns
     turns = paused + turns
     while left() > 0:
@@ -682,19 +707,22 @@ def alone(log: Log, max_gap: int, strategy: str, max_states: int, skew: int = 0)
     return search
 
 
-def validate(log: Log | str | Path, max_gap: int = MAX_GAP, engine: str = "reference", skew: int = 0,
+def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "reference", skew: int = 0,
              max_states: int = MAX_STATES, config: Config | None = None) -> Verdict:
     """Search for a behaviour of the model that explains ``log`` (a Log, or the path of one, read with ``config`` when
-    it has no header): at most ``max_gap`` unobserved steps between two events, timestamps within ``skew``
-    milliseconds in either order, at most ``max_states`` nodes expanded. ``engine``: "reference", or "impl" (the
-    explanation replayed on the implementation: module docstring). Bad input raises events.LogError."""
+    it has no header): at most ``max_gap`` unobserved steps between two events (None: MAX_GAP, or where the log's clock
+    counts steps, as many as its clock leaves between them), timestamps within ``skew`` milliseconds in either order, at
+    most ``max_states`` nodes expanded. ``engine``: "reference", or "impl" (the explanation replayed on the
+    implementation: module docstring). Bad input raises events.LogError."""
     if engine not in KINDS:
         raise ValueError(f"unknown engine {engine!r}; expected one of {KINDS}")
-    if max_gap < 0 or max_states < 1:
+    if (max_gap is not None and max_gap < 0) or max_states < 1:
         raise ValueError("max_gap >= 0 and max_states >= 1")
     if not isinstance(log, Log):
         log = read_log(log, config)
     merged = merge(log, skew)
+    if max_gap is None:
+        max_gap = largest_gap(e.clock or 0 for e in merged.events) if log.clock_counts_steps else MAX_GAP
     started = time.perf_counter()
     n = len(merged.events)
     problem = _Problem(log, merged)

@@ -32,12 +32,12 @@ def test_every_cut_of_a_sampled_walk_is_run_in_both_modes() -> None:
     seen: list[bench.LogRun] = []
     runs = bench.bench_logs(["safe-kip279-2p"], 1, 12, 1, 2_000, seen.append)
     assert runs == seen
-    assert {(r.source, r.cut, r.mode) for r in runs} == {(s, c, m) for s in bench.SOURCES for c in cut.FILTERS
-                                                         for m in bench.MODES}
+    assert {(r.clock, r.source, r.cut, r.mode) for r in runs} == {(k, s, c, m) for k in bench.CLOCKS for s in bench.SOURCES
+                                                                  for c in cut.FILTERS for m in bench.MODES}
     assert all(r.status != REFUSED for r in runs)
     assert all(r.status == EXPLAINED for r in runs if r.cut == "full")
     (row, by_mode), *_ = bench.summaries(runs)
-    assert row == "walk, full" and by_mode["validate"].count(EXPLAINED) == 1
+    assert row == "clock steps: walk, full" and by_mode["validate"].count(EXPLAINED) == 1
 
 
 def test_a_refused_log_fails_the_bench(monkeypatch: pytest.MonkeyPatch) -> None:

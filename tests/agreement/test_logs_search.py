@@ -160,6 +160,7 @@ def _p1(clock: int, reg_state: str, tag: str | None = None) -> dict:
     (1, {}, REFUSED),  # the same clock: one step's lines, no step between them
     (2, {"completeOf": {"p1": ["SendApplyBrokerId"]}}, REFUSED),  # p1 logs every SendApplyBrokerId it takes
     (2, {"completeOf": {"p2": ["SendApplyBrokerId"]}}, EXPLAINED),  # p2's are logged; p1's may be unobserved
+    (2, {"clockCountsSteps": True}, EXPLAINED),  # step 2 is the one whose effect alone is logged
 ])
 def test_the_clock_and_complete_of_bound_the_unobserved_steps(tmp_path: Path, clock: int, meta: dict, status: str) -> None:
     verdict = validate(_one_file(tmp_path, meta, _p1(1, "TEMP_DONE", "CreateTempFile"), _p1(clock, "ID_APPLIED")), max_gap=2)
@@ -168,3 +169,19 @@ def test_the_clock_and_complete_of_bound_the_unobserved_steps(tmp_path: Path, cl
         assert verdict.event is not None and verdict.event.index == 1
     else:
         assert verdict.trace is not None and [s["action"]["tag"] for s in verdict.trace][1:] == ["CreateTempFile", "SendApplyBrokerId"]
+
+
+@pytest.mark.parametrize(("clock", "meta", "status"), [
+    (3, {"clockCountsSteps": True}, EXPLAINED),  # step 2: p1's SendApplyBrokerId, unobserved
+    (2, {"clockCountsSteps": True}, REFUSED),  # steps 1 and 2 are both logged: no step comes between them
+    (2, {}, EXPLAINED),  # a clock that only orders says nothing of the steps between
+])
+def test_a_clock_that_counts_steps_bounds_each_gap(tmp_path: Path, clock: int, meta: dict, status: str) -> None:
+    verdict = validate(_one_file(tmp_path, meta, _p1(1, "TEMP_DONE", "CreateTempFile"), _p1(clock, "META_WRITTEN", "WriteMetaFile")))
+    assert verdict.status == status, verdict.describe()
+    if status == REFUSED:
+        assert verdict.event is not None and verdict.event.index == 1
+        assert "not enabled" in verdict.candidates[0].miss.describe()
+    else:
+        assert verdict.trace is not None
+        assert [s["action"]["tag"] for s in verdict.trace][1:] == ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile"]

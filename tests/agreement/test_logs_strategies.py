@@ -38,10 +38,11 @@ BUDGET = 20_000  # states one strategy may expand in these tests
 
 def _problem(name: str, walk: int, source: str, label: str, tmp: Path) -> tuple[_Problem, int]:
     """The log cut ``label`` from walk ``walk`` of ``name`` (``source``: the walk, or the implementation's own files), as
-    the search reads it, and the largest gap between two of its events."""
+    the search reads it, and the largest gap between two of its events. Its clock only orders (the strategies' subject:
+    where it counts steps, each gap has the clock's bound and nothing carries)."""
     config, actions = _walk(name, walk)
     full = cut.walk_log(config, actions) if source == "walk" else cut.impl_log(config, actions, tmp / "run")
-    log = cut.FILTERS[label](full)
+    log = cut.clock_orders_only(cut.FILTERS[label](full))
     read = read_log(log.write(tmp / "log"))
     return _Problem(read, merge(read)), cut.max_gap(log)
 

@@ -20,7 +20,8 @@ CASES = [
     Case("bench-check-unknown-config", ("bench", "--check", "MC_nothing"), 2, "MC_nothing"),
     Case("bench-configs-without-check", ("bench", "MC_ms_sync"), 2, "--check"),
     # bench --logs (conformance/logs/bench.py): the exact search alone beside validate's schedule
-    Case("bench-logs", ("bench", "--logs", "--walks", "1", "--length", "12", "safe-kip279-2p"), 0, "walk, one-node"),
+    Case("bench-logs", ("bench", "--logs", "--walks", "1", "--length", "12", "safe-kip279-2p"), 0,
+         "walk one-node, clock order"),
     Case("bench-logs-max-states", ("bench", "--logs", "--walks", "1", "--length", "12", "--max-states", "300", "safe-rocketmq-2p"),
          0, "at most 300 states a search"),
     Case("bench-logs-unknown-config", ("bench", "--logs", "--walks", "1", "nope"), 2, "nope"),

@@ -46,6 +46,12 @@ def test_complete_of_says_which_steps_of_a_node_are_logged(tmp_path: Path) -> No
     assert not log.logs_every({"tag": "ControllerElectScan"})
 
 
+def test_a_header_may_claim_that_the_clock_counts_steps(tmp_path: Path) -> None:
+    assert not read_log(write(tmp_path / "a.ndjson", META, REGISTER)).clock_counts_steps
+    claim = {"meta": {**META["meta"], "clockCountsSteps": True}}
+    assert read_log(write(tmp_path / "b.ndjson", claim, {**REGISTER, "clock": 1})).clock_counts_steps
+
+
 def test_without_a_header_the_configuration_is_given(tmp_path: Path) -> None:
     path = write(tmp_path / "x.ndjson", REGISTER)
     with pytest.raises(LogError, match="--config NAME"):
@@ -95,6 +101,12 @@ BAD = [
     ("observe-itf", [META, {**REGISTER, "observe": {"metaFile": {"#bigint": "+1"}}}], 2, "observe.metaFile", "canonical"),
     ("observe-empty", [META, {**REGISTER, "observe": {}}], 2, "observe", "observes nothing"),
     ("ts-decreases", [META, REGISTER, {**REGISTER, "ts": 0}], 3, "ts", "never decreases"),
+    ("clock-counts-steps-not-bool", [{"meta": {**META["meta"], "clockCountsSteps": 1}}, REGISTER], 1,
+     "meta.clockCountsSteps", "true or false"),
+    ("clock-counts-steps-no-clock", [{"meta": {**META["meta"], "clockCountsSteps": True}}, REGISTER], 2, "clock",
+     "every event has the clock of its step"),
+    ("clock-counts-steps-zero", [{"meta": {**META["meta"], "clockCountsSteps": True}}, {**REGISTER, "clock": 0}], 2, "clock",
+     "1 or more; got 0"),
 ]
 
 

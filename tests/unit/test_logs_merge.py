@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autoswitch.conformance.logs.events import LogError, read_log
-from autoswitch.conformance.logs.merge import CLOCK, TS, merge
+from autoswitch.conformance.logs.merge import CLOCK, TS, largest_gap, merge
 
 META = {"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}}}
 
@@ -69,3 +69,9 @@ def test_events_of_one_node_sharing_a_clock_are_one_step(tmp_path: Path) -> None
     assert merged.in_step((1, 0)) and merged.in_step((1, 1)) and not merged.in_step((2, 1)) and not merged.in_step((0, 0))
     by_ts = log(tmp_path, seen("p1", ts=1), seen("p1", ts=1))
     assert merge(read_log(by_ts)).one_step == (frozenset(),)  # equal timestamps say nothing of steps
+
+
+def test_the_largest_gap_of_clocks_that_count_steps() -> None:
+    assert largest_gap([]) == 0  # no event: no step unobserved before one
+    assert largest_gap([1, 1, 2]) == 1  # step 1 itself, where its event only observes
+    assert largest_gap([3, 5, 5, 12]) == 7  # steps 6 .. 12 before the event at 12
