@@ -25,13 +25,17 @@ against every interleaving of the steps no event needs, until an event many step
 - ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
 - few faults: lazy-carry with a budget of unobserved faults (FEW_FAULTS: 0, then 1; a fault tag of liveness.FAULT_KINDS
   or a lost response), for logs of runs where faults are rare: with none to choose, the steps that remain are few.
+- fault-bounded exact: exact with a budget of unobserved faults, 0, then 1, 2, ... each starting when the one before
+  refuses (no behaviour with so few faults explains the log, which is no verdict): every behaviour with few faults is
+  tried before any with more.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
-with a small gap), then the few-faults ones and the three with ``max_gap`` in turns of SLICE nodes expanded, each
-resuming where it paused:
-the first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded by
-all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a system's
-logs").
+with a small gap), then the few-faults ones, the fault-bounded exact one and the three with ``max_gap`` in turns of
+SLICE nodes expanded, each resuming where it paused. Where the clock counts steps, it runs only the fault-bounded
+exact search and the exact one (each gap has the clock's bound: the lazy searches, which move steps to later gaps,
+would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the
+nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the README,
+"Validating a system's logs").
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
@@ -394,7 +398,8 @@ class Search:
 
     def describe(self) -> str:
         """The strategy, its gap and its fault budget: ``lazy-carry, gap 4, at most 1 fault unobserved``."""
-        return f"{self.strategy}, gap {self.max_gap}" + ("" if self.faults is None else f", at most {self.faults} faults unobserved")
+        faults = "" if self.faults is None else f", at most {self.faults} fault{'' if self.faults == 1 else 's'} unobserved"
+        return f"{self.strategy}, gap {self.max_gap}{faults}"
 
     def _consume(self, e: Event, s: System) -> list[Fit]:
         """The states after event ``e`` from ``s``, with the record and outcome of its step; the preferred first
@@ -666,17 +671,18 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
     below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones, the
-    few-faults ones (FEW_FAULTS) and the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes
-    expanded, the exact one as many as the others together, each resuming where it paused, at most ``max_states`` nodes
-    in all. It ends at an explanation, at the exact search's refusal (the only refusal that ends it: another search that
-    refuses leaves the turns), or at the budget."""
+    few-faults ones (FEW_FAULTS), the fault-bounded exact one (0 faults, then one more each time it refuses) and the
+    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many as
+    the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
+    steps, the fault-bounded exact search and the exact one only. It ends at an explanation, at the exact search's
+    refusal (the only refusal that ends it: another search that refuses leaves the turns), or at the budget."""
     searches: list[Search] = []
 
     def left() -> int:
         return max_states - sum(x.expanded for x in searches)
 
     paused: list[Search] = []
-    for gap in gaps(max_gap)[:-1]:
+    for gap in [] if problem.steps else gaps(max_gap)[:-1]:
         search = Search(problem, gap, CARRY)
         searches.append(search)
         frames = search.run(min(left(), max_states // PAUSE))
@@ -684,18 +690,24 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
             return searches, frames
         if search.verdict is None:
             paused.append(search)
-    few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap else []
-    # where the clock counts steps, nothing carries: lazy-carry is lazy
-    strategies = (EXACT,) if not max_gap else (LAZY, EXACT) if problem.steps else (LAZY, CARRY, EXACT)
-    turns = few + [Search(problem, max_gap, strategy) for strategy in strategies]
+    few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap and not problem.steps else []
+    chain = Search(problem, max_gap, EXACT, 0)  # the fault-bounded exact searches: 0 faults, then 1, 2, ...
+    strategies = (EXACT,) if not max_gap or problem.steps else (LAZY, CARRY, EXACT)
+    turns = [*few, chain, *(Search(problem, max_gap, strategy) for strategy in strategies)]
     searches += turns
     turns = paused + turns
+    exact = turns[-1]
     while left() > 0:
         for search in [x for x in turns if x.verdict is None]:
-            share = max(1, len(turns) - 1) if search is turns[-1] else 1  # the exact search: half of every round
+            share = max(1, len(turns) - 1) if search is exact else 1  # the exact search: half of every round
             frames = search.run(search.expanded + min(SLICE * share, left()))
-            if frames is not None or (search is turns[-1] and search.verdict == REFUSED):
+            if frames is not None or (search is exact and search.verdict == REFUSED):
                 return searches, frames
+            if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more
+                assert chain.faults is not None
+                chain = Search(problem, max_gap, EXACT, chain.faults + 1)
+                searches.append(chain)
+                turns.insert(turns.index(search) + 1, chain)
     return searches, None
 
 
@@ -727,7 +739,8 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
     n = len(merged.events)
     problem = _Problem(log, merged)
     searches, frames = _schedule(problem, max_gap, max_states)
-    refusal = next((x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.verdict == REFUSED), None)
+    refusal = next((x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.faults is None
+                    and x.verdict == REFUSED), None)
     seconds = round(time.perf_counter() - started, 3)
     size = (sum(x.expanded for x in searches), sum(len(x.memo) for x in searches), seconds)
     if frames is None:

@@ -21,6 +21,7 @@ import pytest
 from autoswitch.conformance.engines import Config, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.logs import bench, cut
+from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS
 from autoswitch.conformance.logs.search import REFUSED, validate
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid, run_walk, walk_seed
 from autoswitch.conformance.trace.itf import decode
@@ -122,13 +123,16 @@ def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: P
 def test_cut_logs_of_the_campaigns_sampled_walks_are_explained(name: str, tmp_path: Path) -> None:
     """The first walk the default campaign exports of every default safety configuration (seed 1, swarm, walks 0, 250,
     ... that pass: bench.sampled_walks; walk 0 but for union-off-rocketmq-2p, whose walk 0 finds its control), 40 steps,
-    cut every way, from the walk and from the implementation's run: every log is explained with its own largest gap,
-    within validate's default budget of states (about 70 s for the eleven)."""
+    cut every way, from the walk and from the implementation's run, its clock counting steps and only ordering
+    (bench.CLOCKS): every log is explained with its own largest gap, within validate's default budget of states."""
     _, _, actions = next(bench.sampled_walks([name], 1000, 40, 1))
     config = grid()[name].config
     for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.impl_log(config, actions, tmp_path))):
         for label, cut_by in cut.FILTERS.items():
-            _explained(cut_by(full), tmp_path / f"{source}-{label}")
+            log = cut_by(full)
+            assert log.meta[CLOCK_COUNTS_STEPS] is True
+            _explained(log, tmp_path / f"{source}-{label}-steps")
+            _explained(cut.clock_orders_only(log), tmp_path / f"{source}-{label}-order")
 
 
 # committed traces of behaviours (the other folders hold component vectors, several broker sets, leadership changes)

@@ -1,8 +1,9 @@
 """The strategies of ``validate``'s search (conformance/logs/search.py, spec/README.md "Event logs"), each run alone on
 logs cut from sampled walks: the lazy search explains a controller-only log the exact one cannot within the same
 budget; lazy-carry explains a one-node log whose steps the lazy search piles up past the gap, and ``validate`` then
-explains it, since only the exact search's refusal is a verdict; a search resumed in slices is the search run at once;
-and every strategy's explanation is a behaviour of the model that meets every event of the log."""
+explains it, since only the exact search's refusal is a verdict; the fault-bounded exact searches explain with few
+faults first, and their refusals are no verdict; a search resumed in slices is the search run at once; and every
+strategy's explanation is a behaviour of the model that meets every event of the log."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from autoswitch.conformance.logs.search import (
     EXACT,
     EXPLAINED,
     FEW_FAULTS,
+    GAVE_UP,
     LAZY,
     NEVER_UNOBSERVED,
     REFUSED,
@@ -36,13 +38,14 @@ from autoswitch.conformance.trace.replay import replay_file
 BUDGET = 20_000  # states one strategy may expand in these tests
 
 
-def _problem(name: str, walk: int, source: str, label: str, tmp: Path) -> tuple[_Problem, int]:
+def _problem(name: str, walk: int, source: str, label: str, tmp: Path, steps: bool = False) -> tuple[_Problem, int]:
     """The log cut ``label`` from walk ``walk`` of ``name`` (``source``: the walk, or the implementation's own files), as
-    the search reads it, and the largest gap between two of its events. Its clock only orders (the strategies' subject:
-    where it counts steps, each gap has the clock's bound and nothing carries)."""
+    the search reads it, and the largest gap between two of its events. Its clock only orders, unless ``steps``: the
+    lazy strategies' subject (where the clock counts steps, each gap has the clock's bound and only exact searches run)."""
     config, actions = _walk(name, walk)
     full = cut.walk_log(config, actions) if source == "walk" else cut.impl_log(config, actions, tmp / "run")
-    log = cut.clock_orders_only(cut.FILTERS[label](full))
+    log = cut.FILTERS[label](full)
+    log = log if steps else cut.clock_orders_only(log)
     read = read_log(log.write(tmp / "log"))
     return _Problem(read, merge(read)), cut.max_gap(log)
 
@@ -131,16 +134,46 @@ def test_an_unobserved_consume_is_never_needed(tmp_path: Path) -> None:
     assert verdict.status == REFUSED and verdict.event is not None and verdict.event.index == len(once.events), verdict.describe()
 
 
-def test_a_fault_budget_bounds_the_unobserved_faults(tmp_path: Path) -> None:
-    """FEW_FAULTS: p1 registers, every step logged, then is seen DOWN: only an unobserved crash (a fault) explains it; the
-    lazy-carry search with no fault to spend refuses, with one it explains, and validate finds that explanation."""
+def test_fault_bounded_exact_searches_explain_with_few_faults_first(tmp_path: Path) -> None:
+    """A controller's log whose clock counts steps: the exact search alone gives up within 5,000 states; the exact
+    search with no unobserved fault refuses, with one it explains within as many, and validate's schedule (the two
+    taking turns with the exact one) finds that explanation."""
+    problem, gap = _problem("safe-rocketmq-3p", 1, "impl", "controller-roles-truncations", tmp_path, steps=True)
+    budget = 5_000
+    exact = Search(problem, gap, EXACT)
+    assert exact.run(budget) is None and exact.verdict is None
+    none, one = Search(problem, gap, EXACT, 0), Search(problem, gap, EXACT, 1)
+    assert none.run(budget) is None and none.verdict == REFUSED
+    assert one.run(budget - none.expanded) is not None and one.verdict == EXPLAINED
+    verdict = validate(problem.log, max_states=4 * budget)
+    assert verdict.ok and verdict.found_by == f"exact, gap {gap}, at most 1 fault unobserved", verdict.describe()
+
+
+def test_a_fault_bounded_refusal_is_no_verdict(tmp_path: Path) -> None:
+    """The crash log (_crash_log), its clock counting steps: the exact search with no fault to spend refuses it in 21
+    states; with 25 in all, the exact search has not finished, so validate gives up (it refuses only where the exact
+    search does), and with 50 it explains."""
+    path = _crash_log(tmp_path, {"clockCountsSteps": True})
+    assert validate(path, max_states=25).status == GAVE_UP
+    assert validate(path, max_states=50).ok
+
+
+def _crash_log(tmp: Path, meta: dict) -> Path:
+    """p1 registers, every step logged, then is seen DOWN: only an unobserved crash (a fault) explains it."""
     steps = ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"]
-    lines = [{"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}}},
+    lines = [{"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, **meta}},
              *({"node": "p1", "clock": k, "action": {"tag": tag, **({"lost": False} if tag.startswith("Send") else {})}}
                for k, tag in enumerate(steps, 1)),
              {"node": "p1", "clock": 7, "observe": {"regState": "DOWN"}}]
-    path = tmp_path / "log.ndjson"
+    path = tmp / "log.ndjson"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+def test_a_fault_budget_bounds_the_unobserved_faults(tmp_path: Path) -> None:
+    """FEW_FAULTS, on the crash log: the lazy-carry search with no fault to spend refuses, with one it explains, and
+    validate finds that explanation."""
+    path = _crash_log(tmp_path, {})
     log = read_log(path)
     problem = _Problem(log, merge(log))
     assert FEW_FAULTS[0] == 0
