@@ -67,7 +67,7 @@ def test_impl_events_are_the_reference_steps(name: str, tmp_path: Path) -> None:
     config, actions = _walk(name, 0, 40)
     log = cut.impl_log(config, actions, tmp_path)
     states = trace_states(config, actions)
-    assert log.meta["processes"] == dict(config.processes)
+    assert log.meta["processes"] == dict(config.processes) and log.meta[CLOCK_COUNTS_STEPS] is True  # step k: clock k
     assert {e["node"] for e in log.events} <= {cut.CONTROLLER, *config.processes}
     assert any("observe" in e for e in log.events) and any("action" in e for e in log.events)
     for e in log.events:
