@@ -704,11 +704,11 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
             frames = search.run(search.expanded + min(SLICE * share, left()))
             if frames is not None or (search is exact and search.verdict == REFUSED):
                 return searches, frames
-            if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more
+            if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
                 assert chain.faults is not None
                 chain = Search(problem, max_gap, EXACT, chain.faults + 1)
                 searches.append(chain)
-                turns.insert(turns.index(search) + 1, chain)
+                turns[turns.index(search)] = chain
     return searches, None
 
 
