@@ -32,6 +32,7 @@ import attrs
 
 from autoswitch.conformance.engines import Config
 from autoswitch.conformance.errors import InputError
+from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient, LateRequest
 from autoswitch.impl.config import HAConfig, ImplConfig
@@ -136,7 +137,7 @@ class ImplSystem:
         # logged every time, and that the clock counts steps (step() ticks it once per step)
         self._events = None if event_dir is None else EventSink(
             event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS),
-                        "clockCountsSteps": True})
+                        CLOCK_COUNTS_STEPS: True})
         self._controller = ControllerManager(config.controller, self._events)
         self._processor = ControllerRequestProcessor(self._controller, self._events)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today

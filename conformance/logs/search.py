@@ -388,7 +388,8 @@ class Search:
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.records, self.fingerprints = problem.records, problem.fingerprints
-        self.memo: dict[tuple[int, tuple[int, ...], bool, int], int] = {}  # (fingerprint, consumed, full) -> budget failed
+        # (fingerprint, consumed, full, faults left) -> the largest budget with which the node failed
+        self.memo: dict[tuple[int, tuple[int, ...], bool, int], int] = {}
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
@@ -692,9 +693,10 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
         if search.verdict is None:
             paused.append(search)
     few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap and not problem.steps else []
-    chain = Search(problem, max_gap, EXACT, 0)  # the fault-bounded exact searches: 0 faults, then 1, 2, ...
+    # the fault-bounded exact searches: 0 faults, then 1, 2, ... (none with no unobserved step: each would be the exact one)
+    chain = Search(problem, max_gap, EXACT, 0) if max_gap else None
     strategies = (EXACT,) if not max_gap or problem.steps else (LAZY, CARRY, EXACT)
-    turns = [*few, chain, *(Search(problem, max_gap, strategy) for strategy in strategies)]
+    turns = [*few, *([chain] if chain else []), *(Search(problem, max_gap, strategy) for strategy in strategies)]
     searches += turns
     turns = paused + turns
     exact = turns[-1]
@@ -705,8 +707,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
             if frames is not None or (search is exact and search.verdict == REFUSED):
                 return searches, frames
             if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
-                assert chain.faults is not None
-                chain = Search(problem, max_gap, EXACT, chain.faults + 1)
+                assert search.faults is not None
+                chain = Search(problem, max_gap, EXACT, search.faults + 1)
                 searches.append(chain)
                 turns[turns.index(search)] = chain
     return searches, None
