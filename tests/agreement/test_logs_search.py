@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_logs_strategies import _crash_log
 
 from autoswitch.conformance.logs.events import read_log
 from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, REFUSED, validate
@@ -190,10 +191,7 @@ def test_a_clock_that_counts_steps_bounds_each_gap(tmp_path: Path, clock: int, m
 def test_where_the_clock_counts_steps_the_default_gap_is_the_clocks(tmp_path: Path) -> None:
     """p1 registers, every step logged, and is seen DOWN at step 17: its crash may be any of the 12 steps since its last
     event, so the default gap is 12 (not validate's MAX_GAP of 8), and a smaller --max-gap still caps it."""
-    steps = ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"]
-    events = [_p1(k, state, tag) for k, (tag, state) in enumerate(zip(steps, ["TEMP_DONE", "ID_APPLIED", "META_WRITTEN",
-                                                                              "META_DONE", "REGISTERED"], strict=True), 1)]
-    path = _one_file(tmp_path, {"clockCountsSteps": True}, *events, _p1(17, "DOWN"))
+    path = _crash_log(tmp_path, {"clockCountsSteps": True}, down=17)
     verdict = validate(path)
     assert verdict.ok and verdict.found_by.startswith("exact, gap 12"), verdict.describe()
     assert validate(path, max_gap=3).found_by.startswith("exact, gap 3")

@@ -158,13 +158,14 @@ def test_a_fault_bounded_refusal_is_no_verdict(tmp_path: Path) -> None:
     assert validate(path, max_states=50).ok
 
 
-def _crash_log(tmp: Path, meta: dict) -> Path:
-    """p1 registers, every step logged, then is seen DOWN: only an unobserved crash (a fault) explains it."""
+def _crash_log(tmp: Path, meta: dict, down: int = 7) -> Path:
+    """p1 registers, every step logged (clocks 1 to 5), then is seen DOWN at clock ``down``: only an unobserved crash (a
+    fault) explains it."""
     steps = ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"]
     lines = [{"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, **meta}},
              *({"node": "p1", "clock": k, "action": {"tag": tag, **({"lost": False} if tag.startswith("Send") else {})}}
                for k, tag in enumerate(steps, 1)),
-             {"node": "p1", "clock": 7, "observe": {"regState": "DOWN"}}]
+             {"node": "p1", "clock": down, "observe": {"regState": "DOWN"}}]
     path = tmp / "log.ndjson"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
