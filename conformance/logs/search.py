@@ -12,7 +12,9 @@ two events of one node that share a clock (merge.Merged.in_step: one step's line
 4, ... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
 at most the clock's bound, _Problem.bound, and nothing carries), so that the explanation found takes few, and an
 event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
-(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer.
+(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer. A node
+from which too few messages can be written before a later event that shows them (messages_needed) is skipped
+(_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to name the event refused.
 
 Three strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
 most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)
@@ -344,9 +346,35 @@ class _Found:
     state: System
 
 
+def messages_needed(e: Event) -> int:
+    """The least ``nextMsg`` a state may have where ``e``'s observations hold, by what they show of the messages written:
+    each Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one (reference/
+    replication.py, masterslave.py, dledger.py), and a log's entries are distinct messages, so every id a ``log`` holds
+    and every offset (an epoch file's start offsets, a ``confirmOffset``) is
+    below it. Not ``alive``: a heartbeat's maxOffset is the request's, which a controller's step takes as given (MODEL.md
+    §7). 0 where they show nothing. tests/unit/test_messages_needed.py checks these facts on every committed trace."""
+    o, need = e.observe, 0
+    for entry in o.get("log", ()) if isinstance(o.get("log"), Sequence) else ():
+        if isinstance(entry, Sequence) and entry and _int(entry[0]):
+            need = max(need, entry[0] + 1)
+    for entry in o.get("epochFile", ()) if isinstance(o.get("epochFile"), Sequence) else ():
+        if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[1]):
+            need = max(need, entry[1] + 1)
+    if _int(o.get("confirmOffset")):
+        need = max(need, o["confirmOffset"] + 1)
+    if _int(o.get("nextMsg")):
+        need = max(need, o["nextMsg"])
+    return need
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class _Problem:
     """What every search of one log shares: the log, its candidate order, the domains of Next and its actions, the
-    completions of each event's action, the fingerprints."""
+    completions of each event's action, the fingerprints, and the messages later events need written
+    (messages_needed)."""
 
     def __init__(self, log: Log, merged: Merged):
         self.log, self.merged = log, merged
@@ -360,6 +388,14 @@ class _Problem:
         self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         self.fingerprints = Fingerprints()
         self.steps = log.clock_counts_steps  # the clock bounds each gap (_Problem.bound)
+        m = merged
+        # (event index, its node's position in nodes, the event's place among its node's, nextMsg it needs at least,
+        # per node the count of its events that cannot follow it: those of the same node before it, others' it does
+        # not precede) for each event that needs a message written
+        at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
+        self.needs = [(e.index, *at[e.index], need,
+                       tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
+                      for e in m.events if (need := messages_needed(e)) > 1]
 
     def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
         """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events
@@ -372,12 +408,33 @@ class _Problem:
         observes = self.merged.events[following].action is None
         return max(0, self.merged.value(following) - clock - (0 if observes else 1))
 
+    def hopeless(self, frame: _Frame, per_event: int) -> bool:
+        """Whether some event left needs more messages written (messages_needed) than the steps before it can write: at
+        most the node's ``budget`` of unobserved steps before the next event, then, where the clock counts steps, those
+        from the smallest clock left to the event's (each a step, each at most one Write), else ``per_event`` for each
+        event that may come before it or is it (its step, and the unobserved steps after the one before)."""
+        written, consumed, m = frame.s.next_msg, frame.consumed, self.merged
+        smallest = None
+        for index, node, place, need, before in self.needs:
+            if need <= written or consumed[node] > place:
+                continue
+            if self.steps:
+                if smallest is None:
+                    smallest = min(m.value(ids[c]) for ids, c in zip(m.by_node, consumed, strict=True) if c < len(ids))
+                most = frame.budget + m.value(index) - smallest + 1
+            else:
+                most = frame.budget + per_event * sum(max(0, b - c) for b, c in zip(before, consumed, strict=True))
+            if need - written > most:
+                return True
+        return False
+
 
 class Search:
     """One strategy's search of one log with at most ``max_gap`` unobserved steps between two events (module
     docstring); :meth:`run` resumes where it paused."""
 
-    def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None):
+    def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None,
+                 prune: bool = True):
         self.max_gap, self.strategy = max_gap, strategy
         self.faults = faults  # None: unlimited; else the unobserved faults a behaviour may take
         self.fault = problem.fault
@@ -385,6 +442,10 @@ class Search:
         # the unused steps of a gap the next may take, at most (none where the clock counts steps: it bounds each gap)
         self.carry = max_gap if strategy == CARRY and not problem.steps else 0
         self.bound = problem.bound
+        # skip the nodes from which no behaviour writes the messages a later event needs (_Problem.hopeless): sound,
+        # but a refusal then may stop short of the event it is about (validate runs a search without it to say which)
+        self.prune, self.pruned, self.hopeless = prune, 0, problem.hopeless
+        self.per_event = max_gap + self.carry + 1
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.records, self.fingerprints = problem.records, problem.fingerprints
@@ -574,6 +635,9 @@ class Search:
                 failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults), -1))
             if failed >= child.budget:
                 continue
+            if self.prune and self.hopeless(child, self.per_event):
+                self.pruned += 1
+                continue
             if not child.fresh:
                 self.expanded += 1
             child.children = self._children(child)
@@ -677,7 +741,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
     lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many as
     the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
     steps, the fault-bounded exact search and the exact one only. It ends at an explanation, at the exact search's
-    refusal (the only refusal that ends it: another search that refuses leaves the turns), or at the budget."""
+    refusal (the only refusal that ends it: another search that refuses leaves the turns; where it pruned, the exact
+    search without pruning then runs with the budget left, to name the event refused), or at the budget."""
     searches: list[Search] = []
 
     def left() -> int:
@@ -704,8 +769,14 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
         for search in [x for x in turns if x.verdict is None]:
             share = max(1, len(turns) - 1) if search is exact else 1  # the exact search: half of every round
             frames = search.run(search.expanded + min(SLICE * share, left()))
-            if frames is not None or (search is exact and search.verdict == REFUSED):
+            if frames is not None:
                 return searches, frames
+            if search is exact and search.verdict == REFUSED:
+                if exact.pruned:  # to name the first event no behaviour explains, search again without pruning
+                    diagnosis = Search(problem, max_gap, EXACT, prune=False)
+                    searches.append(diagnosis)
+                    assert diagnosis.run(left()) is None, "pruning (_Problem.hopeless) lost an explanation"
+                return searches, None
             if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
                 assert search.faults is not None
                 chain = Search(problem, max_gap, EXACT, search.faults + 1)
@@ -742,13 +813,18 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
     n = len(merged.events)
     problem = _Problem(log, merged)
     searches, frames = _schedule(problem, max_gap, max_states)
-    refusal = next((x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.faults is None
-                    and x.verdict == REFUSED), None)
+    refusals = [x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.faults is None
+                and x.verdict == REFUSED]
+    refusal = min(refusals, key=lambda x: x.prune, default=None)  # the one without pruning, where it finished
     seconds = round(time.perf_counter() - started, 3)
     size = (sum(x.expanded for x in searches), sum(len(x.memo) for x in searches), seconds)
     if frames is None:
         if refusal is not None:
             status, reason, search = REFUSED, "", refusal
+            if refusal.pruned:
+                reason = ("no behaviour explains the log; the first event this search could not reach may come before "
+                          "the one no behaviour explains: it skipped the states from which too few messages could be "
+                          "written for a later event, and the search without that ran out of --max-states")
         else:
             status, search = GAVE_UP, max(searches, key=lambda x: x.best)
             reason = (f"gave up after {max_states:,} states expanded (--max-states): no verdict; a smaller --max-gap, or "

@@ -186,3 +186,36 @@ def test_a_fault_budget_bounds_the_unobserved_faults(tmp_path: Path) -> None:
     assert hidden == ["Crash"], hidden
     verdict = validate(path, max_gap=2)
     assert verdict.ok and "at most 0 faults" not in verdict.found_by, verdict.describe()
+
+
+def test_pruning_skips_the_states_that_cannot_write_what_a_later_event_shows(tmp_path: Path) -> None:
+    """_Problem.hopeless: every third event of an implementation's run, its clock counting steps. Both exact searches
+    explain it; the one that prunes skips states from which too few Writes fit before an event showing their offsets,
+    and expands fewer."""
+    problem, gap = _problem("union-off-rocketmq-2p", 1, "impl", "every-3rd", tmp_path, steps=True)
+    pruning, plain = Search(problem, gap, EXACT), Search(problem, gap, EXACT, prune=False)
+    assert pruning.run(BUDGET) is not None and plain.run(BUDGET) is not None
+    assert pruning.pruned > 0 and plain.pruned == 0
+    assert pruning.expanded < plain.expanded, (pruning.expanded, plain.expanded)
+
+
+def test_a_refusal_after_pruning_names_the_event_no_behaviour_explains(tmp_path: Path) -> None:
+    """The same log with its last confirmOffset falsified to 30: the pruning search refuses before any event, so
+    validate searches again without pruning to name that event; without the budget for it, the log is still refused,
+    and the verdict says why it names no event."""
+    config, actions = _walk("union-off-rocketmq-2p", 1)
+    log = cut.every_kth(cut.impl_log(config, actions, tmp_path / "run"), 3)
+    events = [json.loads(json.dumps(e)) for e in log.events]
+    k = max(i for i, e in enumerate(events) if "confirmOffset" in e.get("observe", {}))
+    events[k]["observe"]["confirmOffset"] = 30
+    path = cut.CutLog(log.meta, tuple(events)).write(tmp_path / "falsified")
+    read = read_log(path)
+    problem = _Problem(read, merge(read))
+    pruning = Search(problem, cut.max_gap(log), EXACT)
+    assert pruning.run(BUDGET) is None and pruning.verdict == REFUSED and pruning.pruned > 0 and pruning.best < k
+    verdict = validate(path)
+    assert verdict.status == REFUSED and not verdict.reason, verdict.describe()
+    assert verdict.event is not None and (verdict.event.node, verdict.event.observe) == \
+           (events[k]["node"], {"confirmOffset": 30}), verdict.describe()
+    short = validate(path, max_states=100)
+    assert short.status == REFUSED and "too few messages" in short.reason, short.describe()
