@@ -107,6 +107,7 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 # yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
 # enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
 NEVER_UNOBSERVED = frozenset({"Consume"})
+BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
 FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
 PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
 
@@ -346,13 +347,14 @@ class _Found:
     state: System
 
 
-def messages_needed(e: Event) -> int:
+def messages_needed(e: Event, brokers_beat: bool = False) -> int:
     """The least ``nextMsg`` a state may have where ``e``'s observations hold, by what they show of the messages written:
     each Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one (reference/
     replication.py, masterslave.py, dledger.py), and a log's entries are distinct messages, so every id a ``log`` holds
-    and every offset (an epoch file's start offsets, a ``confirmOffset``) is
-    below it. Not ``alive``: a heartbeat's maxOffset is the request's, which a controller's step takes as given (MODEL.md
-    §7). 0 where they show nothing. tests/unit/test_messages_needed.py checks these facts on every committed trace."""
+    and every offset (an epoch file's start offsets, a ``confirmOffset``) is below it. So is a heartbeat's ``maxOffset``
+    in ``alive`` where ``brokers_beat``: every heartbeat a broker's (SendHeartbeat, or a late one: the log end when it
+    was sent), none the controller-level BrokerHeartbeat request (not in Next), which takes any. 0 where they show
+    nothing. tests/unit/test_messages_needed.py checks these facts on every committed trace and the sampled walks."""
     o, need = e.observe, 0
     for entry in o.get("log", ()) if isinstance(o.get("log"), Sequence) else ():
         if isinstance(entry, Sequence) and entry and _int(entry[0]):
@@ -360,6 +362,9 @@ def messages_needed(e: Event) -> int:
     for entry in o.get("epochFile", ()) if isinstance(o.get("epochFile"), Sequence) else ():
         if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[1]):
             need = max(need, entry[1] + 1)
+    for live in o["alive"].values() if brokers_beat and isinstance(o.get("alive"), Mapping) else ():
+        if isinstance(live, Mapping) and _int(live.get("maxOffset")):
+            need = max(need, live["maxOffset"] + 1)
     if _int(o.get("confirmOffset")):
         need = max(need, o["confirmOffset"] + 1)
     if _int(o.get("nextMsg")):
@@ -393,9 +398,10 @@ class _Problem:
         # per node the count of its events that cannot follow it: those of the same node before it, others' it does
         # not precede) for each event that needs a message written
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
+        beat = not any(e.action is not None and e.action["tag"] == BROKER_HEARTBEAT for e in m.events)
         self.needs = [(e.index, *at[e.index], need,
                        tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
-                      for e in m.events if (need := messages_needed(e)) > 1]
+                      for e in m.events if (need := messages_needed(e, beat)) > 1]
 
     def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
         """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events

@@ -11,7 +11,7 @@ from typing import Any
 from autoswitch.conformance.engines import config_from_meta, trace_states
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
 from autoswitch.conformance.logs.events import Event
-from autoswitch.conformance.logs.search import messages_needed
+from autoswitch.conformance.logs.search import BROKER_HEARTBEAT, messages_needed
 from autoswitch.conformance.simulation.campaign import grid
 from autoswitch.conformance.trace.itf import load_trace
 from autoswitch.reference import NotEnabled
@@ -29,16 +29,23 @@ def test_each_source_of_a_need() -> None:
     assert messages_needed(_observing(epochFile=[(1, 0), (2, 7)])) == 8
     assert messages_needed(_observing(confirmOffset=3)) == 4
     assert messages_needed(_observing(nextMsg=6, log=[(2, 1)])) == 6
-    # a heartbeat's maxOffset is the request's: a controller's step takes any, so it needs nothing
-    assert messages_needed(_observing(alive={1: {"epoch": 1, "maxOffset": 9, "priority": 0}})) == 0
+    # a heartbeat's maxOffset is a broker's log end, unless the log has the controller-level request, which takes any
+    alive = {1: {"epoch": 1, "maxOffset": 9, "priority": 0}}
+    assert messages_needed(_observing(alive=alive), brokers_beat=True) == 10
+    assert messages_needed(_observing(alive=alive)) == 0
 
 
 def _check(states: list[dict[str, Any]], where: str) -> int:
-    """Assert the facts on one behaviour's states; the count of (state, process) pairs showing a message."""
+    """Assert the facts on one behaviour's states (``alive`` too where every heartbeat is a broker's); the count of
+    (state, process or controller) pairs showing a message."""
     shown = 0
+    beat = not any(state["action"]["tag"] == BROKER_HEARTBEAT for state in states)
     for i, state in enumerate(states):
         if i:
             assert state["nextMsg"] - states[i - 1]["nextMsg"] in (0, 1), f"{where}: step {i} ({state['action']})"
+        need = messages_needed(_observing(alive=state["alive"]), beat)
+        assert need <= state["nextMsg"], f"{where}: state {i}, alive needs {need}, nextMsg {state['nextMsg']}"
+        shown += need > 1
         for p in state["log"]:
             need = messages_needed(_observing(log=state["log"][p], epochFile=state["epochFile"][p],
                                               confirmOffset=state["confirmOffset"][p]))
