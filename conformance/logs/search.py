@@ -781,7 +781,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
                 if exact.pruned:  # to name the first event no behaviour explains, search again without pruning
                     diagnosis = Search(problem, max_gap, EXACT, prune=False)
                     searches.append(diagnosis)
-                    assert diagnosis.run(left()) is None, "pruning (_Problem.hopeless) lost an explanation"
+                    if diagnosis.run(left()) is not None:
+                        raise RuntimeError("pruning (_Problem.hopeless) refused a log a search without it explains")
                 return searches, None
             if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
                 assert search.faults is not None
