@@ -11,12 +11,13 @@ two events of one node that share a clock (merge.Merged.in_step: one step's line
 (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2,
 4, ... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
 at most the clock's bound, _Problem.bound, and nothing carries), so that the explanation found takes few, and an
-event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed with ``k`` steps left is memoised by
-(fingerprint.Fingerprints of the state, events consumed per node) and not searched again with ``k`` or fewer. A node
-from which too few messages can be written before a later event that shows them (messages_needed) is skipped
-(_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to name the event refused.
+event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed
+with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
+again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
+(messages_needed) is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to
+name the event refused.
 
-Three strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
+The strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
 most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)
 against every interleaving of the steps no event needs, until an event many steps later rules it out:
 
@@ -425,8 +426,8 @@ class _Problem:
             if need <= written or consumed[node] > place:
                 continue
             if self.steps:
-                if smallest is None:
-                    smallest = min(m.value(ids[c]) for ids, c in zip(m.by_node, consumed, strict=True) if c < len(ids))
+                if smallest is None:  # the candidate order is by clock: its first event left has the smallest
+                    smallest = m.value(m.first_unconsumed(consumed))
                 most = frame.budget + m.value(index) - smallest + 1
             else:
                 most = frame.budget + per_event * sum(max(0, b - c) for b, c in zip(before, consumed, strict=True))
