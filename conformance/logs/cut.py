@@ -11,7 +11,8 @@ every tag is ``complete``: the search may take no unobserved step; and that the 
 (``clockCountsSteps``), which stays true whatever events are dropped (:func:`clock_orders_only` drops the claim, for
 a log whose clock only orders, as most systems' do). The filters (:func:`keep`, :func:`controller_view`,
 :func:`one_node`, :func:`every_kth`) drop events, and with them the ``complete`` claim of each tag an event dropped had
-(a tag none had, or that never occurred, stays complete: every step of it is still logged). An implementation run's own log
+(a tag none had, or that never occurred, stays complete: every step of it is still logged), but never a step outside Next
+(a controller-level request no broker sent: search.in_next), which the controller logs and no search takes unobserved. An implementation run's own log
 (impl/event_log.py) is read with :func:`read_log` and filtered the same way.
 
 A log is kept as its events' NDJSON objects (values already ITF JSON), in clock order; :meth:`CutLog.write` writes one file
@@ -32,6 +33,7 @@ from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS, takes
 from autoswitch.conformance.logs.merge import largest_gap
+from autoswitch.conformance.logs.search import in_next
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
 from autoswitch.reference.precondition import NotEnabled
@@ -151,11 +153,13 @@ def read_log(directory: str | Path) -> CutLog:
 # ---- filters ----------------------------------------------------------------------------------------------------------
 
 def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
-    """``events``, a subsequence of ``log``'s, as a log whose header claims complete only the tags it claimed whose every
-    event is kept (every step of such a tag is still logged), and, per node (``completeOf``), the tags it claimed complete
-    there (for every node or that one) whose every event of that node is kept: a node whose events are all kept still
-    logs every step it takes of each tag it did."""
-    kept = {id(e) for e in events}
+    """``events``, a subsequence of ``log``'s, and every step outside Next (a request no broker sent: search.in_next; the
+    search never takes one unobserved, and the controller logs each, docs/INSTRUMENTING.md), as a log whose header claims
+    complete only the tags it claimed whose every event is kept (every step of such a tag is still logged), and, per node
+    (``completeOf``), the tags it claimed complete there (for every node or that one) whose every event of that node is
+    kept: a node whose events are all kept still logs every step it takes of each tag it did."""
+    kept = {id(e) for e in events} | {id(e) for e in log.events if "action" in e and not in_next(e["action"])}
+    events = [e for e in log.events if id(e) in kept]
     dropped: dict[str, set[str | None]] = {}
     for e in log.events:
         if id(e) not in kept:

@@ -22,7 +22,7 @@ from autoswitch.conformance.engines import Config, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.logs import bench, cut
 from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS
-from autoswitch.conformance.logs.search import REFUSED, validate
+from autoswitch.conformance.logs.search import REFUSED, in_next, validate
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid, run_walk, walk_seed
 from autoswitch.conformance.trace.itf import decode
 from autoswitch.impl import replicas_manager
@@ -231,6 +231,31 @@ DIVERGED = [
     {"tag": "Handshake", "process": "p1"},
 ]
 CONFIG = Config({"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, Options())
+
+
+@pytest.mark.parametrize("label", cut.FILTERS)
+def test_every_cut_keeps_a_request_no_broker_sent(label: str, tmp_path: Path) -> None:
+    """A stray election (the controller trigger before any broker registered: not a step of Next, search.in_next) is
+    kept by every cut, one node's and every third event's too, and each cut is explained."""
+    stray = {"tag": "ElectMaster", "trigger": "controller", "brokerId": 1}
+    actions = [*_registered("p1")[:4], stray, *_registered("p1")[4:]]
+    log = cut.FILTERS[label](cut.impl_log(CONFIG, actions, tmp_path / "run"))
+    assert [decode(e["action"]) for e in log.events if e["node"] == cut.CONTROLLER and "action" in e] == [stray]
+    _explained(log, tmp_path / "log")
+
+
+def test_a_one_node_log_needs_the_stray_requests_the_walk_took(tmp_path: Path) -> None:
+    """kafka21-kip279-2p's walk 750 (40 steps), one of the default campaign's samples, takes controller-level requests
+    no broker sent (a BrokerHeartbeat reporting epoch 4, an election by the controller trigger): p1's log alone, with
+    them, is explained; without them the search, which never takes one unobserved, refuses it."""
+    _, _, actions = next(w for w in bench.sampled_walks(["kafka21-kip279-2p"], 1000, 40, 1) if w[1] == 750)
+    log = cut.one_node(cut.walk_log(grid()["kafka21-kip279-2p"].config, actions), "p1")
+    strays = [e for e in log.events if e["node"] == cut.CONTROLLER]
+    assert strays and all(not in_next(e["action"]) for e in strays)
+    _explained(log, tmp_path / "log")
+    without = cut.CutLog(log.meta, tuple(e for e in log.events if e["node"] != cut.CONTROLLER))
+    verdict = validate(without.write(tmp_path / "without"), max_gap=cut.max_gap(log))
+    assert verdict.status == REFUSED, verdict.describe()
 
 
 @pytest.mark.parametrize("gap", [0, pytest.param(2, marks=pytest.mark.slow)])
