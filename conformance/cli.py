@@ -32,6 +32,8 @@ console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
 
 TRACEBACK_ENV = "AUTOSWITCH_TRACEBACK"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+STATUS_EVERY = 2.0  # seconds between updates of a long job's live status line, on a terminal
+LOG_EVERY = 30.0  # seconds between its progress lines, where the output is not a terminal (CI)
 
 
 def table_console(width: int | None = None) -> Console:
@@ -102,6 +104,11 @@ def _use_spec_dir(path: str | None) -> None:
 
 
 POSITIVE = click.IntRange(min=1)
+
+
+def _every() -> float:
+    """The seconds between a long job's progress reports: a terminal's status line, else a printed line."""
+    return STATUS_EVERY if console.is_terminal else LOG_EVERY
 
 
 @click.group(cls=ExitCodes)
@@ -195,6 +202,8 @@ def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int | None
     spec/README.md, "Event logs"). Exits 0 if every log is explained, 1 if one is refused (or its search gave up),
     2 if one is malformed (the others still run), 3 on an internal error."""
     from autoswitch.conformance.logs.batch import Settings, exit_code, figures, validate_many, write_out
+    from autoswitch.conformance.logs.search import Progress as SearchProgress
+    from autoswitch.conformance.trace.itf import printable
 
     if out:
         output_folder(out, "--out")
@@ -204,7 +213,16 @@ def validate(logs: tuple[str, ...], config_name: str | None, max_gap: int | None
         if row.status != "explained" or not quiet:
             console.print(row.text, style=None if row.status == "explained" else "bold red")
 
-    rows, seconds, where = validate_many(list(logs), settings, master, show)
+    with console.status("validate") as status:
+        # a terminal shows each search under way on a live status line; a log (CI) gets a progress line every 30 s
+        def searching(path: str, p: SearchProgress) -> None:
+            text = printable(f"{path}: {p.describe()}")
+            if console.is_terminal:
+                status.update(escape(text))
+            else:
+                console.print(text)
+
+        rows, seconds, where = validate_many(list(logs), settings, master, show, searching, _every())
     gap = "the default" if max_gap is None else max_gap
     table = Table(title=f"validate: {len(rows)} logs on {engine}, --max-gap {gap}, --skew {skew} ({where})")
     for column in ("log", "verdict", "events", "states expanded", "memo entries", "seconds"):
@@ -608,7 +626,7 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         show = (lambda text: status.update(escape(text))) if console.is_terminal else console.print
         verdict = check_config(checker, out, replay_traces, lambda p: show(
             f"{name}: {p.phase + ', ' if p.phase else ''}depth {p.depth}, {p.distinct:,} distinct, {p.generated:,} generated, "
-            f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=2.0 if console.is_terminal else 30.0,
+            f"queue {p.queue:,}, {p.distinct / max(p.seconds, 1e-9):,.0f} states/s"), every=_every(),
             selected=selected, how=how or LOCAL)
     result, v = verdict.result, verdict.result.violation
     if v is not None:

@@ -4,6 +4,7 @@ Spark, one row each; a bad log is a row of its own (exit 2) while the others run
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -14,7 +15,7 @@ from attrs import frozen
 
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.events import log_name
-from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, validate
+from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, Progress, validate
 from autoswitch.conformance.trace.itf import printable
 
 MALFORMED, ERROR = "malformed", "error"
@@ -67,11 +68,13 @@ def sim_config(name: str | None) -> Any:
     return configs[name].config
 
 
-def validate_one(path: str, settings: Settings) -> Row:
-    """Search one log; never raises (a bad log is a ``malformed`` row, anything else an ``error`` row)."""
+def validate_one(path: str, settings: Settings, progress: Callable[[Progress], None] | None = None, every: float = 2.0) -> Row:
+    """Search one log; never raises (a bad log is a ``malformed`` row, anything else an ``error`` row). ``progress``
+    and ``every``: search.validate's."""
     name = log_name(path)
     try:
-        verdict = validate(path, settings.max_gap, settings.engine, settings.skew, settings.max_states, sim_config(settings.config))
+        verdict = validate(path, settings.max_gap, settings.engine, settings.skew, settings.max_states, sim_config(settings.config),
+                           progress, every)
     except InputError as e:
         text = str(e) if str(e).startswith(printable(path)) else f"{printable(path)}: {e}"
         return Row(path, name, MALFORMED, text=f"malformed: {text}")
@@ -92,9 +95,11 @@ def pick_master(logs: int, master: str | None) -> str | None:
 
 
 def validate_many(paths: Sequence[str], settings: Settings, master: str | None = None,
-                  progress: Callable[[Row], None] = lambda row: None) -> tuple[list[Row], float, str]:
+                  progress: Callable[[Row], None] = lambda row: None,
+                  searching: Callable[[str, Progress], None] | None = None, every: float = 2.0) -> tuple[list[Row], float, str]:
     """Every log of ``paths``, in order: in this process, or on Spark ``master`` (spark.spark_context); returns the
-    rows, the wall time and where they ran. ``progress`` is told of each row as it is known."""
+    rows, the wall time and where they ran. ``progress`` is told of each row as it is known; ``searching``, in this
+    process, of each log's search under way (its path, and search.validate's progress every ``every`` seconds)."""
     from autoswitch.conformance.simulation.spark import check_master, spark_context
 
     check_master(master)
@@ -104,7 +109,8 @@ def validate_many(paths: Sequence[str], settings: Settings, master: str | None =
     if where == "none":
         rows = []
         for p in paths:
-            rows.append(validate_one(p, settings))
+            told = None if searching is None else functools.partial(searching, p)
+            rows.append(validate_one(p, settings, told, every))
             progress(rows[-1])
         return rows, time.perf_counter() - start, "this process"
     with spark_context(where, "autoswitch-validate") as sc:

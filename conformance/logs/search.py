@@ -60,7 +60,7 @@ import itertools
 import math
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +190,22 @@ class Verdict:
                 lines.append(printable(f"  candidate {k}: after unobserved steps [{steps}]; {view}"))
                 lines.append(f"    nearest miss: {c.miss.describe()}")
         return "\n".join(lines)
+
+
+@frozen
+class Progress:
+    """A search under way (validate's ``progress``): the states expanded so far by all its strategies, the events
+    explained on the furthest path any took (Search.best), the log's events, and the seconds since it started."""
+
+    expanded: int
+    furthest: int
+    events: int
+    seconds: float
+
+    def describe(self) -> str:
+        rate = self.expanded / self.seconds if self.seconds else 0.0
+        return (f"{self.expanded:,} states expanded, {self.furthest}/{self.events} events explained on the furthest path, "
+                f"{rate:,.0f} states/s")
 
 
 def _brief(action: Mapping[str, Any]) -> str:
@@ -750,7 +766,8 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
                    verdict.unobserved, sum(1 for i in at.values() if i < state))
 
 
-def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Search], list[_Frame] | None]:
+def _schedule(problem: _Problem, max_gap: int, max_states: int,
+              turned: Callable[[list[Search]], None] = lambda searches: None) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
     below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones, the
     few-faults ones (FEW_FAULTS), the fault-bounded exact one (0 faults, then one more each time it refuses) and the
@@ -758,7 +775,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
     the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
     steps, the fault-bounded exact search and the exact one only. It ends at an explanation, at the exact search's
     refusal (the only refusal that ends it: another search that refuses leaves the turns; where it pruned, the exact
-    search without pruning then runs with the budget left, to name the event refused), or at the budget."""
+    search without pruning then runs with the budget left, to name the event refused), or at the budget. ``turned``
+    hears the searches after each turn."""
     searches: list[Search] = []
 
     def left() -> int:
@@ -769,6 +787,7 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
         search = Search(problem, gap, CARRY)
         searches.append(search)
         frames = search.run(min(left(), max_states // PAUSE))
+        turned(searches)
         if frames is not None:
             return searches, frames
         if search.verdict is None:
@@ -785,13 +804,16 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int) -> tuple[list[Se
         for search in [x for x in turns if x.verdict is None]:
             share = max(1, len(turns) - 1) if search is exact else 1  # the exact search: half of every round
             frames = search.run(search.expanded + min(SLICE * share, left()))
+            turned(searches)
             if frames is not None:
                 return searches, frames
             if search is exact and search.verdict == REFUSED:
                 if exact.pruned:  # to name the first event no behaviour explains, search again without pruning
                     diagnosis = Search(problem, max_gap, EXACT, prune=False)
                     searches.append(diagnosis)
-                    if diagnosis.run(left()) is not None:
+                    found = diagnosis.run(left())
+                    turned(searches)
+                    if found is not None:
                         raise RuntimeError("pruning (_Problem.hopeless) refused a log a search without it explains")
                 return searches, None
             if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
@@ -811,12 +833,14 @@ def alone(log: Log, max_gap: int, strategy: str, max_states: int, skew: int = 0)
 
 
 def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "reference", skew: int = 0,
-             max_states: int = MAX_STATES, config: Config | None = None) -> Verdict:
+             max_states: int = MAX_STATES, config: Config | None = None,
+             progress: Callable[[Progress], None] | None = None, every: float = 2.0) -> Verdict:
     """Search for a behaviour of the model that explains ``log`` (a Log, or the path of one, read with ``config`` when
     it has no header): at most ``max_gap`` unobserved steps between two events (None: MAX_GAP, or where the log's clock
     counts steps, as many as its clock leaves between them), timestamps within ``skew`` milliseconds in either order, at
     most ``max_states`` nodes expanded. ``engine``: "reference", or "impl" (the explanation replayed on the
-    implementation: module docstring). Bad input raises events.LogError."""
+    implementation: module docstring). ``progress`` hears how the search goes, at most once every ``every`` seconds.
+    Bad input raises events.LogError."""
     if engine not in KINDS:
         raise ValueError(f"unknown engine {engine!r}; expected one of {KINDS}")
     if (max_gap is not None and max_gap < 0) or max_states < 1:
@@ -829,7 +853,16 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
     started = time.perf_counter()
     n = len(merged.events)
     problem = _Problem(log, merged)
-    searches, frames = _schedule(problem, max_gap, max_states)
+    told = [started]
+
+    def turned(searches: list[Search]) -> None:
+        now = time.perf_counter()
+        if progress is not None and now - told[0] >= every:
+            told[0] = now
+            progress(Progress(sum(x.expanded for x in searches), max(0, *(x.best for x in searches)), n,
+                              now - started))
+
+    searches, frames = _schedule(problem, max_gap, max_states, turned)
     refusals = [x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.faults is None
                 and x.verdict == REFUSED]
     refusal = min(refusals, key=lambda x: x.prune, default=None)  # the one without pruning, where it finished

@@ -5,6 +5,7 @@ naming the field."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 from test_logs_strategies import _crash_log
 
 from autoswitch.conformance.logs.events import read_log
-from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, REFUSED, validate
+from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, REFUSED, Progress, validate
 from autoswitch.conformance.trace.replay import replay_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "traces/logs/failover"
@@ -112,6 +113,21 @@ def test_the_budget_gives_up_with_the_frontier_event(tmp_path: Path) -> None:
     verdict = validate(variant(tmp_path, falsify), max_states=50)
     assert verdict.status == GAVE_UP and "gave up after 50 states" in verdict.reason
     assert verdict.event is not None
+
+
+def test_progress_tells_the_search_under_way(tmp_path: Path) -> None:
+    """Told after each turn with ``every=0``: the states expanded never decrease and stay within the budget, the furthest
+    path never shortens and ends where the verdict does; with a large ``every``, never told."""
+    told: list[Progress] = []
+    log = variant(tmp_path, falsify)
+    verdict = validate(log, max_states=3_000, progress=told.append, every=0)
+    assert verdict.status == GAVE_UP and len(told) > 1, (verdict.describe(), told)
+    assert all(a.expanded <= b.expanded and a.furthest <= b.furthest for a, b in itertools.pairwise(told))
+    assert told[-1].expanded == verdict.expanded == 3_000 and told[-1].furthest == verdict.consumed
+    assert all(p.events == verdict.events for p in told) and "3,000 states expanded" in told[-1].describe()
+    silent: list[Progress] = []
+    validate(log, max_states=3_000, progress=silent.append, every=3600)
+    assert silent == []
 
 
 def test_a_gap_too_small_refuses_where_the_unobserved_steps_are_needed() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from cli_cases import CHECKOUT, Case, run_case
 
+from autoswitch.conformance import cli
 from autoswitch.conformance.trace.replay import replay_file
 
 EXAMPLE = CHECKOUT / "traces/logs/failover"
@@ -65,6 +66,19 @@ CASES = [
 def test_cli(case: Case, tmp_path: Path) -> None:
     log_files(tmp_path)
     run_case(case, tmp_path)
+
+
+def test_a_long_search_prints_its_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the output is not a terminal, a line every LOG_EVERY seconds (here every turn of the search) names the log,
+    the states expanded and the events explained on the furthest path; none with the default interval."""
+    log_files(tmp_path)
+    gives_up = ("validate", "{tmp}/falsified", "--max-states", "3000")
+    quiet = run_case(Case("gives-up", gives_up, 1, "gave up after 3,000 states"), tmp_path)
+    assert "on the furthest path" not in quiet.output
+    monkeypatch.setattr(cli, "LOG_EVERY", 0.0)
+    result = run_case(Case("progress", gives_up, 1, "falsified: 3,000 states expanded, 12/13 events explained on the furthest path"),
+                      tmp_path)
+    assert result.output.count("events explained on the furthest path") > 1
 
 
 def test_out_replays_on_both_engines_and_a_refusal_is_written(tmp_path: Path) -> None:
