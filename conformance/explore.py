@@ -96,6 +96,13 @@ def _records(entry: ActionDef, domains: Domains, process: str | None = None) -> 
         yield {**head, **dict(zip(names, combo, strict=True))}
 
 
+def admits(domains: Domains, entry: ActionDef) -> bool:
+    """Whether Next for ``domains`` has ``entry``'s actions (next_actions): an action of Next of the configuration's
+    design, its switch TRUE if it has one, its fault named by Faults if it is one."""
+    return entry.in_next and domains.design in entry.designs and (entry.switch is None or domains.switch(entry.switch)) \
+        and (entry.fault is None or entry.fault in domains.faults)
+
+
 def next_actions(domains: Domains) -> list[dict[str, Any]]:
     """Every action record of AutoSwitch's Next for ``domains``: for each process its ProcessNext actions,
     then its DataNext ones, then EnvNext, each in the table's (the spec's) order, except that a process's
@@ -103,8 +110,7 @@ def next_actions(domains: Domains) -> list[dict[str, Any]]:
     tried them in: its shortest counterexamples stay the same). A switched action is there when its
     switch is TRUE, a fault's action (ActionDef.fault) when the configuration's Faults names it; only the actions of
     the configuration's design (ActionDef.designs)."""
-    entries = [a for a in ACTIONS.values() if a.in_next and domains.design in a.designs
-               and (a.switch is None or domains.switch(a.switch)) and (a.fault is None or a.fault in domains.faults)]
+    entries = [a for a in ACTIONS.values() if admits(domains, a)]
     out: list[dict[str, Any]] = []
     for p in domains.processes:
         for group in (PROCESS_GROUP, DATA):

@@ -37,6 +37,7 @@ from autoswitch.conformance.logs.search import in_next
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
 from autoswitch.reference.precondition import NotEnabled
+from autoswitch.reference.state import DESIGNS
 from autoswitch.reference.variables import CONTROLLER_VARIABLES
 
 CONTROLLER = "controller"
@@ -158,7 +159,8 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     complete only the tags it claimed whose every event is kept (every step of such a tag is still logged), and, per node
     (``completeOf``), the tags it claimed complete there (for every node or that one) whose every event of that node is
     kept: a node whose events are all kept still logs every step it takes of each tag it did."""
-    kept = {id(e) for e in events} | {id(e) for e in log.events if "action" in e and not in_next(e["action"])}
+    design = log.meta.get("options", {}).get("design", DESIGNS[0])
+    kept = {id(e) for e in events} | {id(e) for e in log.events if "action" in e and not in_next(e["action"], design)}
     events = [e for e in log.events if id(e) in kept]
     dropped: dict[str, set[str | None]] = {}
     for e in log.events:

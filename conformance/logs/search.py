@@ -69,7 +69,7 @@ from attrs import frozen
 
 from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
-from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions
+from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
@@ -284,13 +284,13 @@ def log_domains(log: Log) -> LogDomains:
     return LogDomains(processes, addresses, tuple(range(1, max(ids, default=0) + 1)), config.options.design)
 
 
-def in_next(action: Mapping[str, Any]) -> bool:
-    """Whether a step like ``action`` may be one of Next's for a log (explore.next_actions: an action of Next, with a
-    switch of NEXT_SWITCHES if any, and a trigger of NEXT_TRIGGERS): otherwise, a controller-level request no broker
-    sent (an admin tool's, a stray client's), the search never takes it unobserved and a log must show it."""
-    entry = ACTIONS[action["tag"]]
-    return entry.in_next and (entry.switch is None or entry.switch in NEXT_SWITCHES) and \
-        action.get("trigger", NEXT_TRIGGERS[0]) in NEXT_TRIGGERS
+def in_next(action: Mapping[str, Any], design: str) -> bool:
+    """Whether a step like ``action`` of the ``design`` may be one of Next's for a log without a header's ``next``
+    (explore.admits for LogDomains' defaults, and a trigger of NEXT_TRIGGERS): otherwise, as for a controller-level
+    request no broker sent (an admin tool's, a stray client's), the search never takes it unobserved and a log must
+    show it."""
+    defaults = LogDomains((), {}, (), design)
+    return admits(defaults, ACTIONS[action["tag"]]) and action.get("trigger", NEXT_TRIGGERS[0]) in NEXT_TRIGGERS
 
 
 def gaps(max_gap: int) -> list[int]:
