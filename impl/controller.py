@@ -155,12 +155,14 @@ class ControllerManager:
         """ControllerMetadataLoss (spec/Controller.tla): the DLedger store is wiped (the committed events and
         the state machine built from them) and the controller restarts with no heartbeats and no election
         trigger; the brokers are not told."""
-        if self._events is not None:
-            self._events.emit(CONTROLLER_NODE, {"tag": "ControllerMetadataLoss"})
+        names = self.replicas_info.broker_names()
         self.event_log.entries.clear()
         self.replicas_info.clear()
         self.heartbeat_manager.clear()
         self.elect_tries_left.clear()
+        if self._events is not None:  # the tables as they are now, of the one broker set it knew (event_log.LOGGED_CHANGES)
+            observe = self.replicas_info.observed(names[0]) if len(names) == 1 else None
+            self._events.emit(CONTROLLER_NODE, {"tag": "ControllerMetadataLoss"}, observe)
 
     def failover(self) -> None:
         """ControllerFailover (reference ``controller_failover``): the new leader has the replicated state

@@ -135,6 +135,10 @@ class ReplicasInfoManager:
         self._enable_elect_unclean_master = enable_elect_unclean_master
         self._events = events
 
+    def broker_names(self) -> list[str]:
+        """The broker sets it knows."""
+        return sorted(self.replica_info_table)
+
     def clear(self) -> None:
         """Forget every broker set (the state machine of an empty log: ControllerMetadataLoss)."""
         self.replica_info_table.clear()

@@ -32,14 +32,14 @@ import attrs
 
 from autoswitch.conformance.engines import Config
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS
+from autoswitch.conformance.logs.events import CHANGES_LOGGED, CLOCK_COUNTS_STEPS
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient, LateRequest
 from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
-from autoswitch.impl.event_log import LOGGED_REQUESTS, LOGGED_STEPS, EventSink
+from autoswitch.impl.event_log import LOGGED_CHANGES, LOGGED_REQUESTS, LOGGED_STEPS, EventSink
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover
@@ -137,7 +137,7 @@ class ImplSystem:
         # logged every time, and that the clock counts steps (step() ticks it once per step)
         self._events = None if event_dir is None else EventSink(
             event_dir, {**Config(dict(processes), options or Options()).to_meta(), "complete": list(LOGGED_STEPS),
-                        CLOCK_COUNTS_STEPS: True})
+                        CLOCK_COUNTS_STEPS: True, CHANGES_LOGGED: {node: list(names) for node, names in LOGGED_CHANGES.items()}})
         self._controller = ControllerManager(config.controller, self._events)
         self._processor = ControllerRequestProcessor(self._controller, self._events)  # the node the brokers and traces call
         # the sets a trace observes (brokerName -> clusterName); None: the default set, variables as today

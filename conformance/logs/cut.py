@@ -7,7 +7,8 @@ the step changed; the other nodes whose variables the step changed get an observ
 controller its variables, a process its own). A step's events are in node-name order, so that a log's order is the
 merge's candidate order (clock, then file and line) and an event's index here is its index there. Environment and ghost variables (``clock``, ``masterHistory``, ``nextMsg``,
 ``acked``, ``seen``, ``partitions``, ``late``) are no node's and are not logged. Every step is logged, so the header says
-every tag is ``complete``: the search may take no unobserved step; and that the clock counts steps
+every tag is ``complete``: the search may take no unobserved step; that every node logs every change of its variables
+(``changesLogged``); and that the clock counts steps
 (``clockCountsSteps``), which stays true whatever events are dropped (:func:`clock_orders_only` drops the claim, for
 a log whose clock only orders, as most systems' do). The filters (:func:`keep`, :func:`controller_view`,
 :func:`one_node`, :func:`every_kth`) drop events, and with them the ``complete`` claim of each tag an event dropped had
@@ -31,7 +32,7 @@ from attrs import evolve, frozen
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS, takes
+from autoswitch.conformance.logs.events import CHANGES_LOGGED, CLOCK_COUNTS_STEPS, PROCESS_OBSERVED, takes
 from autoswitch.conformance.logs.merge import largest_gap
 from autoswitch.conformance.logs.search import in_next
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
@@ -122,7 +123,8 @@ def walk_log(config: Config, actions: Sequence[Mapping[str, Any]], description: 
                 event["observe"] = observe
             events.append(event)
     meta = {**config.to_meta(), "description": description or "a full event log cut from a behaviour", "complete": list(ALL_TAGS),
-            CLOCK_COUNTS_STEPS: True}
+            CLOCK_COUNTS_STEPS: True,
+            CHANGES_LOGGED: {CONTROLLER: list(CONTROLLER_VARIABLES), **{p: list(PROCESS_OBSERVED) for p in config.processes}}}
     return CutLog(meta, tuple(events))
 
 
@@ -158,14 +160,18 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     search never takes one unobserved, and the controller logs each, docs/INSTRUMENTING.md), as a log whose header claims
     complete only the tags it claimed whose every event is kept (every step of such a tag is still logged), and, per node
     (``completeOf``), the tags it claimed complete there (for every node or that one) whose every event of that node is
-    kept: a node whose events are all kept still logs every step it takes of each tag it did."""
+    kept: a node whose events are all kept still logs every step it takes of each tag it did; and, per node
+    (``changesLogged``), the variables it claimed whose every line observing them is kept (every change is still on a
+    line of that node: the lines of a full log observe the variables that changed)."""
     design = log.meta.get("options", {}).get("design", DESIGNS[0])
     kept = {id(e) for e in events} | {id(e) for e in log.events if "action" in e and not in_next(e["action"], design)}
     events = [e for e in log.events if id(e) in kept]
     dropped: dict[str, set[str | None]] = {}
+    unseen: dict[str, set[str]] = {}  # per node, the variables a dropped line of it observes
     for e in log.events:
         if id(e) not in kept:
             dropped.setdefault(e["node"], set()).add(_tag(e))
+            unseen.setdefault(e["node"], set()).update(e.get("observe", {}))
     everywhere = set().union(*dropped.values())
     meta = dict(log.meta)
     claimed = list(meta.get("complete", []))
@@ -178,6 +184,11 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     meta.pop("completeOf", None)
     if of:
         meta["completeOf"] = of
+    changes = {node: [v for v in names if v not in unseen.get(node, ())]
+               for node, names in meta.pop(CHANGES_LOGGED, {}).items()}
+    changes = {node: names for node, names in changes.items() if names}
+    if changes:
+        meta[CHANGES_LOGGED] = changes
     return CutLog(meta, tuple(events))
 
 

@@ -2,7 +2,7 @@
 
 A log is a folder of ``*.ndjson`` files (one run: a file per node, or any split) or one ``.ndjson`` file. Each line is
 one JSON object: a header ``{"meta": {...}}`` (only as a file's first line; the keys of an ITF trace's ``#meta``, read
-by the code that reads a trace's, plus ``complete``, ``completeOf`` and ``clockCountsSteps``) or an event ``{"node",
+by the code that reads a trace's, plus ``complete``, ``completeOf``, ``clockCountsSteps`` and ``changesLogged``) or an event ``{"node",
 "ts", "clock", "action", "observe"}``. The raw JSON is checked as a trace's is (validate.py: no float, no repeated key,
 canonical ``#bigint``...), the action against the action table (vocabulary.action_problem) with the parameters a log
 may leave out, the observed variables against reference/variables.py. Anything wrong raises :class:`LogError`: the file, the line and the field.
@@ -50,6 +50,8 @@ EVENT_KEYS = ("node", "ts", "clock", "action", "observe")
 HEADER = "meta"
 # The header's claim that every event's clock is the number of its step in the run (spec/README.md, "Event logs").
 CLOCK_COUNTS_STEPS = "clockCountsSteps"
+# The header's claim, per node, of the variables whose every change that node logs (spec/README.md, "Event logs").
+CHANGES_LOGGED = "changesLogged"
 # The variables a process node observes (its own value of each); the controller node observes CONTROLLER_VARS. The
 # environment's and the ghosts' (clock, masterHistory, nextMsg, acked, seen, partitions, late) no node observes.
 PROCESS_OBSERVED = (*PROCESS_VARS, *(v for v in DATA_VARS if v not in ("nextMsg", "acked", "seen")), *DESIGN_VARS)
@@ -108,7 +110,9 @@ class Log:
     by node, each node's in file order. ``complete_of``: per node, the tags logged every time that node takes them
     (``completeOf``; a process takes the steps whose ``process`` it is, the controller the steps without one).
     ``clock_counts_steps``: the header claims that every event's clock is the number of its step in the run
-    (``clockCountsSteps``), so that at most ``b - a - 1`` steps come between events with clocks ``a < b``."""
+    (``clockCountsSteps``), so that at most ``b - a - 1`` steps come between events with clocks ``a < b``.
+    ``changes_logged``: per node, the variables of that node whose every change it logs (``changesLogged``): a line
+    of that node observes the variable at the step that changed it (the step's own line, or one with its clock)."""
 
     path: str
     name: str
@@ -118,6 +122,7 @@ class Log:
     nodes: Mapping[str, tuple[Event, ...]]
     complete_of: Mapping[str, frozenset[str]] = {}
     clock_counts_steps: bool = False
+    changes_logged: Mapping[str, frozenset[str]] = {}
 
     def logs_every(self, action: Mapping[str, Any]) -> bool:
         """Whether every step like ``action`` (its tag, taken by its process or the controller) is logged."""
@@ -213,6 +218,16 @@ class _Reader:
                             f"{show_name(complete_of)}")
         for node, tags in complete_of.items():
             self.tags(tags, line, f"meta.completeOf.{node}", node)
+        changes = meta.get(CHANGES_LOGGED, {})
+        if not isinstance(changes, dict):
+            raise self.fail(line, f"meta.{CHANGES_LOGGED}", f"an object: node -> the variables whose every change that node "
+                            f"logs; got {show_name(changes)}")
+        for node, names in changes.items():
+            known = CONTROLLER_VARS if node == CONTROLLER_NODE else PROCESS_OBSERVED
+            if not isinstance(names, list) or len(set(map(str, names))) != len(names) or \
+                    not all(isinstance(v, str) and v in known for v in names):
+                raise self.fail(line, f"meta.{CHANGES_LOGGED}.{node}", f"a list of distinct variables the node observes "
+                                f"({', '.join(known)}); got {show_name(names)}")
         return dict(meta)
 
     def tags(self, tags: Any, line: int, field: str, node: str | None = None) -> None:
@@ -395,12 +410,14 @@ def read_log(path: str | Path, config: Config | None = None) -> Log:
                 raise reader.fail(n, "<line>", f"more than {MAX_EVENTS} events: a log has at most that")
     if not count:
         raise LogError(str(path), None, "<log>", "the log has no event")
-    complete_of = meta.get("completeOf", {})
-    stranger = next((n for n in complete_of if n != CONTROLLER_NODE and n not in config.processes), None)
-    if stranger is not None:
-        where = first or (str(path), None)
-        raise LogError(where[0], where[1], f"meta.completeOf.{stranger}", f"not a node of this log: a process of "
-                       f"meta.processes ({', '.join(config.processes)}) or {CONTROLLER_NODE!r}")
+    complete_of, changes = meta.get("completeOf", {}), meta.get(CHANGES_LOGGED, {})
+    for key, claims in (("completeOf", complete_of), (CHANGES_LOGGED, changes)):
+        stranger = next((n for n in claims if n != CONTROLLER_NODE and n not in config.processes), None)
+        if stranger is not None:
+            where = first or (str(path), None)
+            raise LogError(where[0], where[1], f"meta.{key}.{stranger}", f"not a node of this log: a process of "
+                           f"meta.processes ({', '.join(config.processes)}) or {CONTROLLER_NODE!r}")
     return Log(str(path), log_name(path), config, meta, frozenset(meta.get("complete", [])),
                {node: tuple(events) for node, events in nodes.items()},
-               {node: frozenset(tags) for node, tags in complete_of.items()}, steps)
+               {node: frozenset(tags) for node, tags in complete_of.items()}, steps,
+               {node: frozenset(names) for node, names in changes.items()})

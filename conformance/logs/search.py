@@ -70,7 +70,7 @@ from attrs import frozen
 from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
-from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, Log, LogError, read_log
+from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -353,15 +353,19 @@ Fit = tuple[System, Mapping[str, Any] | None, Mapping[str, Any] | None]  # a sta
 
 class _Frame:
     """A node of the search: its state, the events consumed per node, the unobserved steps left (``budget``) and how it
-    was reached (``via``: the action and outcome of a step, and the event it consumed, if it did)."""
+    was reached (``via``: the action and outcome of a step, and the event it consumed, if it did), the unobserved faults it
+    may still take, and the changes it owes a line (``pending``)."""
 
-    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "full", "via", "children", "faults")
+    __slots__ = ("s", "fp", "consumed", "budget", "fresh", "full", "via", "children", "faults", "pending")
 
     def __init__(self, s: System, fp: int, consumed: tuple[int, ...], budget: int, fresh: bool,
                  via: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, int | None] | None, full: bool = True,
-                 faults: int = 0):
+                 faults: int = 0, pending: frozenset[tuple[str, str]] = frozenset()):
         self.s, self.fp, self.consumed, self.budget, self.fresh, self.via = s, fp, consumed, budget, fresh, via
         self.full, self.faults = full, faults
+        # the (node, variable) pairs of changesLogged the last step changed and no line has logged yet: until lines of
+        # those nodes observe them, no step may come (events.Log.changes_logged)
+        self.pending = pending
         self.children: Iterator[_Frame] | None = None
 
 
@@ -425,6 +429,8 @@ class _Problem:
         # not precede) for each event that needs a message written
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
         beat = not any(e.action is not None and e.action["tag"] == BROKER_HEARTBEAT for e in m.events)
+        # the (node, variable) pairs whose every change the log shows (changesLogged)
+        self.claims = tuple((node, name) for node, names in sorted(log.changes_logged.items()) for name in sorted(names))
         self.needs = [(e.index, *at[e.index], need,
                        tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
                       for e in m.events if (need := messages_needed(e, beat)) > 1]
@@ -481,8 +487,9 @@ class Search:
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.records, self.fingerprints = problem.records, problem.fingerprints
-        # (fingerprint, consumed, full, faults left) -> the largest budget with which the node failed
-        self.memo: dict[tuple[int, tuple[int, ...], bool, int], int] = {}
+        self.claims = problem.claims
+        # (fingerprint, consumed, full, faults left, pending) -> the largest budget with which the node failed
+        self.memo: dict[tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]], int] = {}
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
@@ -555,7 +562,7 @@ class Search:
         consumed, s = frame.consumed, frame.s
         if frame.fresh:  # iterative deepening of the unobserved steps before the next event; the last level in full
             for budget in [*(level for level in self.levels if level < frame.budget), frame.budget]:
-                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == frame.budget, frame.faults)
+                yield _Frame(s, frame.fp, consumed, budget, False, None, budget == frame.budget, frame.faults, frame.pending)
             return
         front = self.merged.first_unconsumed(consumed)
         if front > self.best:
@@ -563,6 +570,13 @@ class Search:
         deferred: list[_Frame] = []
         for k in self.merged.eligible(consumed):
             e = self.merged.events[self.merged.by_node[k][consumed[k]]]
+            if frame.pending and e.action is not None:  # a step before the lines that log the last one's changes
+                if e.index == self.best and frame.fp not in self.found_fps:
+                    owed = ", ".join(f"{v}[{n!r}]" for n, v in sorted(frame.pending))
+                    self._note(e, s, frame.fp, self.max_gap - frame.budget,
+                               Miss(CHANGES_LOGGED, f"a line logging {owed} before this step (changesLogged)",
+                                    "the step before it changed them, and no line logs that", NOT_ENABLED))
+                continue
             fits = self._consume(e, s)
             if not fits and e.index == self.best and frame.fp not in self.found_fps:
                 self._note(e, s, frame.fp, self.max_gap - frame.budget, self._nearest(e, s))
@@ -571,14 +585,22 @@ class Search:
                 if self.lazy and not frame.fresh and self._movable(e, record, w):
                     continue
                 budget = 0 if self.merged.in_step(after) else self._gap(e.clock or 0, after, frame.budget)
+                left = frame.pending if record is None else self._changed(s, w)
                 child = _Frame(w, frame.fp if w is s else self.fingerprints(w), after, budget, True, (record, outcome, e.index),
-                               faults=frame.faults)
+                               faults=frame.faults, pending=frozenset((n, v) for n, v in left if n != e.node or v not in e.observe))
                 if _preferred(e, record, outcome):
                     yield child
                 elif frame.full:
                     deferred.append(child)
         yield from self._unobserved(frame)
         yield from deferred
+
+    def _changed(self, s: System, w: System) -> frozenset[tuple[str, str]]:
+        """The (node, variable) pairs of changesLogged whose value differs in ``w`` from ``s`` (a node's variables read
+        only its Controller or Process object, reference/variables.py: one shared by both states changed nothing)."""
+        return frozenset((n, v) for n, v in self.claims
+                         if ((s.controller is not w.controller) if n == CONTROLLER_NODE else (s.procs.get(n) is not w.procs.get(n)))
+                         and not same(_value(s, v, n), _value(w, v, n)))
 
     def _gap(self, clock: int, consumed: tuple[int, ...], left: int) -> int:
         """The unobserved steps a node may take before the next event, after an event at ``clock`` (0: Init) with
@@ -619,8 +641,9 @@ class Search:
         return False
 
     def _unobserved(self, frame: _Frame) -> Iterator[_Frame]:
-        """The unobserved steps from ``frame``: the actions of Next enabled there that change the state."""
-        if frame.budget == 0:
+        """The unobserved steps from ``frame``: the actions of Next enabled there that change the state (none where a
+        change the last step made is still to be logged: ``pending``)."""
+        if frame.budget == 0 or frame.pending:
             return
         consumed, s = frame.consumed, frame.s
         actions, runs, opts = self.actions.all, self.runs, self.opts
@@ -635,7 +658,7 @@ class Search:
             wfp = self.fingerprints(w)
             if wfp != frame.fp:
                 yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full,
-                             frame.faults - self.fault[i] if limited else 0)
+                             frame.faults - self.fault[i] if limited else 0, self._changed(s, w) if self.claims else frozenset())
 
     def run(self, limit: int) -> list[_Frame] | None:
         """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``
@@ -655,16 +678,16 @@ class Search:
             child = next(top.children, None)
             if child is None:
                 stack.pop()
-                key = (top.fp, top.consumed, top.full, top.faults)
+                key = (top.fp, top.consumed, top.full, top.faults, top.pending)
                 memo[key] = max(memo.get(key, -1), top.budget)
                 continue
-            if child.fresh and sum(child.consumed) == total:
+            if child.fresh and sum(child.consumed) == total:  # pending or not: a log may end before its last lines
                 stack.append(child)
                 self.verdict = EXPLAINED
                 return stack
-            failed = memo.get((child.fp, child.consumed, True, child.faults), -1)
+            failed = memo.get((child.fp, child.consumed, True, child.faults, child.pending), -1)
             if not child.full:
-                failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults), -1))
+                failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults, child.pending), -1))
             if failed >= child.budget:
                 continue
             if self.prune and self.hopeless(child, self.per_event):

@@ -178,6 +178,7 @@ def _p1(clock: int, reg_state: str, tag: str | None = None) -> dict:
     (2, {"completeOf": {"p1": ["SendApplyBrokerId"]}}, REFUSED),  # p1 logs every SendApplyBrokerId it takes
     (2, {"completeOf": {"p2": ["SendApplyBrokerId"]}}, EXPLAINED),  # p2's are logged; p1's may be unobserved
     (2, {"clockCountsSteps": True}, EXPLAINED),  # step 2 is the one whose effect alone is logged
+    (2, {"changesLogged": {"p1": ["regState"]}}, EXPLAINED),  # the unobserved step's change of p1's regState: on p1's line
 ])
 def test_the_clock_and_complete_of_bound_the_unobserved_steps(tmp_path: Path, clock: int, meta: dict, status: str) -> None:
     verdict = validate(_one_file(tmp_path, meta, _p1(1, "TEMP_DONE", "CreateTempFile"), _p1(clock, "ID_APPLIED")), max_gap=2)
@@ -186,6 +187,20 @@ def test_the_clock_and_complete_of_bound_the_unobserved_steps(tmp_path: Path, cl
         assert verdict.event is not None and verdict.event.index == 1
     else:
         assert verdict.trace is not None and [s["action"]["tag"] for s in verdict.trace][1:] == ["CreateTempFile", "SendApplyBrokerId"]
+
+
+@pytest.mark.parametrize("claims", [{}, {"p1": ["regState"]}, {"controller": ["replicas"]}])
+def test_a_change_the_header_says_is_logged_is_on_a_line_before_the_next_step(tmp_path: Path, claims: dict) -> None:
+    """p1's unobserved SendApplyBrokerId changes its regState, which its next line observes, and the controller's replicas,
+    which no line does: where the header says the controller logs every change of replicas, no behaviour explains p1's
+    next step (its WriteMetaFile), and the refusal says why."""
+    events = (_p1(1, "TEMP_DONE", "CreateTempFile"), _p1(2, "ID_APPLIED"), _p1(3, "META_WRITTEN", "WriteMetaFile"))
+    verdict = validate(_one_file(tmp_path, {"changesLogged": claims} if claims else {}, *events), max_gap=2)
+    if "controller" not in claims:
+        assert verdict.ok, verdict.describe()
+        return
+    assert verdict.status == REFUSED and verdict.event is not None and verdict.event.index == 2, verdict.describe()
+    assert "a line logging replicas['controller'] before this step" in verdict.candidates[0].miss.describe()
 
 
 @pytest.mark.parametrize(("clock", "meta", "status"), [

@@ -21,11 +21,12 @@ import pytest
 from autoswitch.conformance.engines import Config, trace_states
 from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.logs import bench, cut
-from autoswitch.conformance.logs.events import CLOCK_COUNTS_STEPS
+from autoswitch.conformance.logs.events import CHANGES_LOGGED, CLOCK_COUNTS_STEPS
 from autoswitch.conformance.logs.search import REFUSED, in_next, validate
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid, run_walk, walk_seed
 from autoswitch.conformance.trace.itf import decode
 from autoswitch.impl import replicas_manager
+from autoswitch.impl.event_log import LOGGED_CHANGES
 from autoswitch.impl.ha import AutoSwitchHAClient
 from autoswitch.impl.states import S_HA_READY, S_HA_TRANSFER
 from autoswitch.reference import NotEnabled, Options
@@ -79,6 +80,24 @@ def test_impl_events_are_the_reference_steps(name: str, tmp_path: Path) -> None:
             assert {x: actions[k - 1].get(x) for x in action} == action, (k, e)
         for variable, value in e.get("observe", {}).items():
             assert decode(value) == _model_value(states[k], variable, node), (k, e)
+    assert log.meta[CHANGES_LOGGED] == {cut.CONTROLLER: list(LOGGED_CHANGES[cut.CONTROLLER])}
+    for full in (log, cut.walk_log(config, actions)):
+        _changes_are_logged(full, states)
+
+
+def _changes_are_logged(log: cut.CutLog, states: list[dict[str, Any]]) -> None:
+    """The header's changesLogged is true of ``log``: each change step k makes to a claimed variable of node n is observed
+    by a line of n with clock k."""
+    claims = log.meta[CHANGES_LOGGED]
+    seen = {(e["node"], e["clock"], v) for e in log.events for v in e.get("observe", {})}
+    changes = 0
+    for k in range(1, len(states)):
+        for node, names in claims.items():
+            for v in names:
+                if _model_value(states[k - 1], v, node) != _model_value(states[k], v, node):
+                    changes += 1
+                    assert (node, k, v) in seen, f"step {k} changes {v} of {node}, and no line of {node} observes it"
+    assert changes, "no step changes a claimed variable"
 
 
 def _model_value(state: Mapping[str, Any], variable: str, node: str) -> Any:

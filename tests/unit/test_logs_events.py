@@ -46,6 +46,13 @@ def test_complete_of_says_which_steps_of_a_node_are_logged(tmp_path: Path) -> No
     assert not log.logs_every({"tag": "ControllerElectScan"})
 
 
+def test_changes_logged_says_which_variables_a_node_logs_at_every_change(tmp_path: Path) -> None:
+    meta = {"meta": {**META["meta"], "changesLogged": {"p1": ["role", "regState"], "controller": ["masterId"]}}}
+    log = read_log(write(tmp_path / "run.ndjson", meta, REGISTER))
+    assert log.changes_logged == {"p1": frozenset({"role", "regState"}), "controller": frozenset({"masterId"})}
+    assert read_log(write(tmp_path / "plain.ndjson", META, REGISTER)).changes_logged == {}
+
+
 def test_a_header_may_claim_that_the_clock_counts_steps(tmp_path: Path) -> None:
     assert not read_log(write(tmp_path / "a.ndjson", META, REGISTER)).clock_counts_steps
     claim = {"meta": {**META["meta"], "clockCountsSteps": True}}
@@ -83,6 +90,13 @@ BAD = [
      "meta.completeOf.controller", "a process's step"),
     ("complete-of-stranger", [{"meta": {**META["meta"], "completeOf": {"p9": ["Crash"]}}}, REGISTER], 1, "meta.completeOf.p9",
      "not a node of this log"),
+    ("changes-list", [{"meta": {**META["meta"], "changesLogged": ["role"]}}, REGISTER], 1, "meta.changesLogged", "an object"),
+    ("changes-not-observed", [{"meta": {**META["meta"], "changesLogged": {"p1": ["masterId"]}}}, REGISTER], 1,
+     "meta.changesLogged.p1", "variables the node observes"),
+    ("changes-controller", [{"meta": {**META["meta"], "changesLogged": {"controller": ["role"]}}}, REGISTER], 1,
+     "meta.changesLogged.controller", "variables the node observes"),
+    ("changes-stranger", [{"meta": {**META["meta"], "changesLogged": {"p9": ["role"]}}}, REGISTER], 1,
+     "meta.changesLogged.p9", "not a node of this log"),
     ("next", [{"meta": {**META["meta"], "next": {"brokerIds": [1]}}}, REGISTER], 1, "meta.next", "exactly brokerIds"),
     ("tag", [META, {**REGISTER, "action": {"tag": "Jump"}}], 2, "action.tag", "unknown action"),
     ("param-type", [META, {**REGISTER, "action": {"tag": "SendRegister", "lost": 1}}], 2, "action.lost", "expected bool"),
