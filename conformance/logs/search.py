@@ -7,8 +7,9 @@ node's next event must precede): its action, each completion of the parameters i
 model's at that point). Only then does it take an unobserved step: an action of the spec's Next for the log's domains
 (explore.NextActions and its guards, as the checker's), never one of the header's ``complete`` tags nor one its
 ``completeOf`` claims for the node taking it (events.Log.logs_every), never one that changes nothing, never one between
-two events of one node that share a clock (merge.Merged.in_step: one step's lines), never a Consume
-(NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2,
+two events of one node that share a clock (merge.Merged.in_step: one step's lines), never one while a variable of the
+header's ``changesLogged`` that the last step changed waits for its node's line (_Frame.pending: only observing lines
+come until then), never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2,
 4, ... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
 at most the clock's bound, _Problem.bound, and nothing carries), so that the explanation found takes few, and an
 event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed
