@@ -13,8 +13,8 @@ every tag is ``complete``: the search may take no unobserved step; that every no
 a log whose clock only orders, as most systems' do). The filters (:func:`keep`, :func:`controller_view`,
 :func:`one_node`, :func:`every_kth`) drop events, and with them the ``complete`` claim of each tag an event dropped had
 (a tag none had, or that never occurred, stays complete: every step of it is still logged), but never a step outside Next
-(a controller-level request no broker sent: search.in_next), which the controller logs and no search takes unobserved. An implementation run's own log
-(impl/event_log.py) is read with :func:`read_log` and filtered the same way.
+(a controller-level request no broker sent: search.in_next), which the controller logs and no search takes unobserved.
+An implementation run's own log (impl/event_log.py) is read with :func:`read_log` and filtered the same way.
 
 A log is kept as its events' NDJSON objects (values already ITF JSON), in clock order; :meth:`CutLog.write` writes one file
 per node (or one file) and :meth:`CutLog.located` says where an event landed.
@@ -38,7 +38,6 @@ from autoswitch.conformance.logs.search import in_next
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.state import DESIGNS
 from autoswitch.reference.variables import CONTROLLER_VARIABLES
 
 CONTROLLER = "controller"
@@ -163,7 +162,7 @@ def _kept(log: CutLog, events: Sequence[Event]) -> CutLog:
     kept: a node whose events are all kept still logs every step it takes of each tag it did; and, per node
     (``changesLogged``), the variables it claimed whose every line observing them is kept (every change is still on a
     line of that node: the lines of a full log observe the variables that changed)."""
-    design = log.meta.get("options", {}).get("design", DESIGNS[0])
+    design = log.meta["options"]["design"]  # Config.to_meta writes every option: walk_log's header and the implementation's
     kept = {id(e) for e in events} | {id(e) for e in log.events if "action" in e and not in_next(e["action"], design)}
     events = [e for e in log.events if id(e) in kept]
     dropped: dict[str, set[str | None]] = {}

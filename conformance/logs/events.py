@@ -2,10 +2,11 @@
 
 A log is a folder of ``*.ndjson`` files (one run: a file per node, or any split) or one ``.ndjson`` file. Each line is
 one JSON object: a header ``{"meta": {...}}`` (only as a file's first line; the keys of an ITF trace's ``#meta``, read
-by the code that reads a trace's, plus ``complete``, ``completeOf``, ``clockCountsSteps`` and ``changesLogged``) or an event ``{"node",
-"ts", "clock", "action", "observe"}``. The raw JSON is checked as a trace's is (validate.py: no float, no repeated key,
-canonical ``#bigint``...), the action against the action table (vocabulary.action_problem) with the parameters a log
-may leave out, the observed variables against reference/variables.py. Anything wrong raises :class:`LogError`: the file, the line and the field.
+by the code that reads a trace's, plus ``complete``, ``completeOf``, ``clockCountsSteps`` and ``changesLogged``) or an
+event ``{"node", "ts", "clock", "action", "observe"}``. The raw JSON is checked as a trace's is (validate.py: no float,
+no repeated key, canonical ``#bigint``...), the action against the action table (vocabulary.action_problem) with the
+parameters a log may leave out, the observed variables against reference/variables.py. Anything wrong raises
+:class:`LogError`: the file, the line and the field.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ model's at that point). Only then does it take an unobserved step: an action of 
 ``completeOf`` claims for the node taking it (events.Log.logs_every), never one that changes nothing, never one between
 two events of one node that share a clock (merge.Merged.in_step: one step's lines), never one while a variable of the
 header's ``changesLogged`` that the last step changed waits for its node's line (_Frame.pending: only observing lines
-come until then), never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by iterative deepening (gaps: 0, 1, 2,
-4, ... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
+come until then), never a Consume (NEVER_UNOBSERVED). Within a search, the steps between two events are searched by
+iterative deepening (gaps: 0, 1, 2, 4, ... up to the search's gap; where the header claims that the clock counts steps, events.CLOCK_COUNTS_STEPS, each gap
 at most the clock's bound, _Problem.bound, and nothing carries), so that the explanation found takes few, and an
 event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed
 with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
@@ -424,14 +424,14 @@ class _Problem:
         self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         self.fingerprints = Fingerprints()
         self.steps = log.clock_counts_steps  # the clock bounds each gap (_Problem.bound)
+        # the (node, variable) pairs whose every change the log shows (changesLogged)
+        self.claims = tuple((node, name) for node, names in sorted(log.changes_logged.items()) for name in sorted(names))
         m = merged
         # (event index, its node's position in nodes, the event's place among its node's, nextMsg it needs at least,
         # per node the count of its events that cannot follow it: those of the same node before it, others' it does
         # not precede) for each event that needs a message written
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
         beat = not any(e.action is not None and e.action["tag"] == BROKER_HEARTBEAT for e in m.events)
-        # the (node, variable) pairs whose every change the log shows (changesLogged)
-        self.claims = tuple((node, name) for node, names in sorted(log.changes_logged.items()) for name in sorted(names))
         self.needs = [(e.index, *at[e.index], need,
                        tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
                       for e in m.events if (need := messages_needed(e, beat)) > 1]
@@ -599,6 +599,8 @@ class Search:
     def _changed(self, s: System, w: System) -> frozenset[tuple[str, str]]:
         """The (node, variable) pairs of changesLogged whose value differs in ``w`` from ``s`` (a node's variables read
         only its Controller or Process object, reference/variables.py: one shared by both states changed nothing)."""
+        if not self.claims:
+            return frozenset()
         return frozenset((n, v) for n, v in self.claims
                          if ((s.controller is not w.controller) if n == CONTROLLER_NODE else (s.procs.get(n) is not w.procs.get(n)))
                          and not same(_value(s, v, n), _value(w, v, n)))
@@ -659,7 +661,7 @@ class Search:
             wfp = self.fingerprints(w)
             if wfp != frame.fp:
                 yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full,
-                             frame.faults - self.fault[i] if limited else 0, self._changed(s, w) if self.claims else frozenset())
+                             frame.faults - self.fault[i] if limited else 0, self._changed(s, w))
 
     def run(self, limit: int) -> list[_Frame] | None:
         """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``
@@ -877,12 +879,13 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
     started = time.perf_counter()
     n = len(merged.events)
     problem = _Problem(log, merged)
-    told = [started]
+    told = started
 
     def turned(searches: list[Search]) -> None:
+        nonlocal told
         now = time.perf_counter()
-        if progress is not None and now - told[0] >= every:
-            told[0] = now
+        if progress is not None and now - told >= every:
+            told = now
             progress(Progress(sum(x.expanded for x in searches), max(0, *(x.best for x in searches)), n,
                               now - started))
 
