@@ -252,11 +252,14 @@ class BrokerProcess:
         name (trace kinds)."""
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
-        self._emit({"tag": "Restart", "addr": address})
         self.address = address
         if config is not None:
             self.config = config
         self.replicas_manager = ReplicasManager(self)
+        if self.events is not None:  # the startup line: the role and registration state it starts in
+            manager = self.replicas_manager
+            self.events.emit(self.name, {"tag": "Restart", "addr": address},
+                             {"role": manager.role.value, "regState": manager.state.value})
 
     def start(self) -> None:
         """MsRestart (spec/MasterSlave.tla), DlRestart (spec/DLedger.tla): a DOWN broker of the designs RIP-44 replaced

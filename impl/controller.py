@@ -119,6 +119,7 @@ class ControllerManager:
     def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response:
         """BrokerHeartbeat (reference ``broker_heartbeat``): leader-local, not replicated."""
         assert request.broker_id is not None, "the processor refuses a header without brokerId"
+        before = self._live(request.cluster_name, request.broker_name) if self._events is not None else None
         self.heartbeat_manager.on_broker_heartbeat(
             request.cluster_name,
             request.broker_name,
@@ -127,7 +128,16 @@ class ControllerManager:
             request.max_offset,
             request.election_priority,
         )
+        if self._events is not None:  # the entry it added or moved (event_log.LOGGED_CHANGES)
+            after = self._live(request.cluster_name, request.broker_name)
+            if after != before:
+                self._events.emit(CONTROLLER_NODE, observe={"alive": after})
         return _HEARTBEAT_ACK
+
+    def _live(self, cluster_name: str, broker_name: str) -> dict[int, dict[str, int]]:
+        """The controller variable ``alive`` of one broker set: the live table's entries."""
+        return {b: {"epoch": i.epoch, "maxOffset": i.max_offset, "priority": i.election_priority}
+                for b, i in self.heartbeat_manager.live_table(cluster_name, broker_name).items()}
 
     def clean_broker_data(self, request: CleanBrokerDataRequest) -> Response:
         """CleanBrokerData (reference ``clean_broker_data``)."""
@@ -144,7 +154,8 @@ class ControllerManager:
         if not self.heartbeat_manager.on_broker_inactive(cluster_name, broker_name, broker_id):
             return False
         if self._events is not None:
-            self._events.emit(CONTROLLER_NODE, {"tag": "HeartbeatExpire", "brokerId": broker_id})
+            self._events.emit(CONTROLLER_NODE, {"tag": "HeartbeatExpire", "brokerId": broker_id},
+                              {"alive": self._live(cluster_name, broker_name)})
         if not self.config.reelect_scan:
             sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
             if sync is not None and sync.master_broker_id == broker_id:
@@ -161,14 +172,17 @@ class ControllerManager:
         self.heartbeat_manager.clear()
         self.elect_tries_left.clear()
         if self._events is not None:  # the tables as they are now, of the one broker set it knew (event_log.LOGGED_CHANGES)
-            observe = self.replicas_info.observed(names[0]) if len(names) == 1 else None
+            observe = {**self.replicas_info.observed(names[0]), "alive": {}} if len(names) == 1 else None
             self._events.emit(CONTROLLER_NODE, {"tag": "ControllerMetadataLoss"}, observe)
 
     def failover(self) -> None:
         """ControllerFailover (reference ``controller_failover``): the new leader has the replicated state
-        but no heartbeats, and does not continue the old leader's election triggers."""
+        but no heartbeats, and does not continue the old leader's election triggers. The new leader logs it
+        (RocketMQ: DLedgerController's RoleChangeHandler on LEADER, JRaftController.onLeaderStart)."""
         self.heartbeat_manager.clear()
         self.elect_tries_left.clear()
+        if self._events is not None:
+            self._events.emit(CONTROLLER_NODE, {"tag": "ControllerFailover"}, {"alive": {}})
 
     def needs_reelect(self, cluster_name: str, broker_name: str) -> bool:
         """NeedsReelect (reference ``needs_reelect``): an election trigger is running, or (with the re-elect

@@ -28,11 +28,12 @@ LOGGED_STEPS = (
     "LoadMetaFile", "LoadTempFile", "CreateTempFile", "SendApplyBrokerId", "AbandonTempFile", "WriteMetaFile", "DeleteTempFile",
     "SendRegister", "SendElectMaster", "SyncReplicaInfo", "SendHeartbeat", "SendAlterSyncStateSet", "AlterArrives",
     "Write", "Expand", "Shrink", "Handshake", "Transfer", "Ack", "Crash", "CrashTorn", "WipeDisk", "Restart", "Flush", "Consume",
-    "HeartbeatExpire", "ControllerElectScan", "ControllerMetadataLoss", *LOGGED_REQUESTS,
+    "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "ControllerMetadataLoss", *LOGGED_REQUESTS,
 )
 # the variables whose every change the implementation logs, per node (a log's header: ``changesLogged``): the controller
 # logs the broker set's tables after each event it applies (ReplicasInfoManager.apply_event) and after a metadata loss
-LOGGED_CHANGES = {CONTROLLER_NODE: ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch")}
+LOGGED_CHANGES = {CONTROLLER_NODE: ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch",
+                                    "alive")}
 
 
 def itf(value: Any) -> Any:

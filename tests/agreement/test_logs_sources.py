@@ -83,6 +83,28 @@ def test_impl_events_are_the_reference_steps(name: str, tmp_path: Path) -> None:
     assert log.meta[CHANGES_LOGGED] == {cut.CONTROLLER: list(LOGGED_CHANGES[cut.CONTROLLER])}
     for full in (log, cut.walk_log(config, actions)):
         _changes_are_logged(full, states)
+        _complete_steps_are_logged(full, actions)
+
+
+def _complete_steps_are_logged(log: cut.CutLog, actions: list[dict[str, Any]]) -> None:
+    """The header's complete is true of ``log``: step k of a tag it claims has its action on a line of its node with
+    clock k."""
+    logged = {(e["node"], e["clock"], e["action"]["tag"]) for e in log.events if "action" in e}
+    for k, action in enumerate(actions, 1):
+        if action["tag"] in log.meta["complete"]:
+            node = action.get("process", cut.CONTROLLER)
+            assert (node, k, action["tag"]) in logged, f"step {k} ({action['tag']}) is complete, and no line logs it"
+
+
+def test_the_implementations_controller_view_keeps_every_restart_and_failover(tmp_path: Path) -> None:
+    """A restarted broker's startup line names the role it starts in, so the controller's view (role changes) keeps
+    every restart; the new controller leader logs its failover. Neither is then a step the search supposes unlogged."""
+    config, actions = _walk("safe-rocketmq-3p", 0, 100)
+    tags = {a["tag"] for a in actions}
+    assert {"Restart", "ControllerFailover"} <= tags, tags
+    view = cut.controller_view(cut.impl_log(config, actions, tmp_path))
+    assert {"Restart", "ControllerFailover"} <= set(view.meta["complete"])
+    assert "alive" in view.meta[CHANGES_LOGGED][cut.CONTROLLER]
 
 
 def _changes_are_logged(log: cut.CutLog, states: list[dict[str, Any]]) -> None:
