@@ -29,7 +29,8 @@ against every interleaving of the steps no event needs, until an event many step
   more than the gap before the event that needs them, so it may miss an explanation.
 - ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
 - few faults: lazy-carry with a budget of unobserved faults (FEW_FAULTS: 0, then 1; a fault tag of liveness.FAULT_KINDS
-  or a lost response), for logs of runs where faults are rare: with none to choose, the steps that remain are few.
+  or a lost response, but a Crash of a process whose every Restart is logged: _Problem.fault), for logs of runs where
+  faults are rare: with none to choose, the steps that remain are few.
 - fault-bounded exact: exact with a budget of unobserved faults, 0, then 1, 2, ... each starting when the one before
   refuses (no behaviour with so few faults explains the log, which is no verdict): every behaviour with few faults is
   tried before any with more.
@@ -420,8 +421,12 @@ class _Problem:
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
         self.skipped = {i for i, a in enumerate(self.actions.all) if log.logs_every(a) or a["tag"] in NEVER_UNOBSERVED}
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
-        # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals
-        self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
+        # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals; a Crash of a
+        # process whose every Restart is logged does not, as the log shows it: each is followed by a logged Restart (only
+        # a Restart brings a down process up) or the log ends first, so there are at most one more than those Restarts
+        self.fault = [int((a["tag"] in FAULT_KINDS or a.get("lost") is True)
+                          and not (a["tag"] == "Crash" and log.logs_every({"tag": "Restart", "process": a["process"]})))
+                      for a in self.actions.all]
         self.fingerprints = Fingerprints()
         self.steps = log.clock_counts_steps  # the clock bounds each gap (_Problem.bound)
         # the (node, variable) pairs whose every change the log shows (changesLogged)

@@ -158,6 +158,17 @@ def test_a_fault_bounded_refusal_is_no_verdict(tmp_path: Path) -> None:
     assert validate(path, max_states=50).ok
 
 
+def test_a_crash_whose_restart_is_logged_is_no_unobserved_fault(tmp_path: Path) -> None:
+    """The crash log, its header claiming every Restart logged: a crash is then followed by a logged restart or the log's
+    end, so the log shows it, and the exact search with no fault to spend explains the log (without the claim it
+    refuses it: test_a_fault_bounded_refusal_is_no_verdict)."""
+    for complete, verdict in (([], REFUSED), (["Restart"], EXPLAINED)):
+        log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True, "complete": complete}))
+        none = Search(_Problem(log, merge(log)), 1, EXACT, 0)
+        none.run(BUDGET)
+        assert none.verdict == verdict, (complete, none.verdict)
+
+
 def _crash_log(tmp: Path, meta: dict, down: int = 7) -> Path:
     """p1 registers, every step logged (clocks 1 to 5), then is seen DOWN at clock ``down``: only an unobserved crash (a
     fault) explains it."""
