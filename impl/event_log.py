@@ -31,7 +31,8 @@ LOGGED_STEPS = (
     "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "ControllerMetadataLoss", *LOGGED_REQUESTS,
 )
 # the variables whose every change the implementation logs, per node (a log's header: ``changesLogged``): the controller
-# logs the broker set's tables after each event it applies (ReplicasInfoManager.apply_event) and after a metadata loss
+# logs the broker set's tables after each event it applies (ReplicasInfoManager.apply_event) and after a metadata loss,
+# and its live table after each heartbeat that moves it, each expiry, failover and metadata loss (ControllerManager)
 LOGGED_CHANGES = {CONTROLLER_NODE: ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch",
                                     "alive")}
 
