@@ -29,7 +29,7 @@ against every interleaving of the steps no event needs, until an event many step
   more than the gap before the event that needs them, so it may miss an explanation.
 - ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
 - few faults: lazy-carry with a budget of unobserved faults (FEW_FAULTS: 0, then 1; a fault tag of liveness.FAULT_KINDS
-  or a lost response, but a Crash of a process whose every Restart is logged: _Problem.fault), for logs of runs where
+  or a lost response, but a Crash whose process's next event is a logged Restart: Search._cost), for logs of runs where
   faults are rare: with none to choose, the steps that remain are few.
 - fault-bounded exact: exact with a budget of unobserved faults, 0, then 1, 2, ... each starting when the one before
   refuses (no behaviour with so few faults explains the log, which is no verdict): every behaviour with few faults is
@@ -421,12 +421,13 @@ class _Problem:
         self.runs = [ACTIONS[a["tag"]].run for a in self.actions.all]
         self.skipped = {i for i, a in enumerate(self.actions.all) if log.logs_every(a) or a["tag"] in NEVER_UNOBSERVED}
         self.records = {e.index: _completions(e, self.domains) for e in merged.events if e.action is not None}
-        # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals; a Crash of a
-        # process whose every Restart is logged does not, as the log shows it: each is followed by a logged Restart (only
-        # a Restart brings a down process up) or the log ends first, so there are at most one more than those Restarts
-        self.fault = [int((a["tag"] in FAULT_KINDS or a.get("lost") is True)
-                          and not (a["tag"] == "Crash" and log.logs_every({"tag": "Restart", "process": a["process"]})))
-                      for a in self.actions.all]
+        # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals
+        self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
+        # per Crash, the position of its process among the log's nodes: a crash whose process's next event is a logged
+        # Restart is shown by it (only a Restart brings a down process up), and is no unobserved fault (Search.cost)
+        place = {node: k for k, node in enumerate(merged.nodes)}
+        self.crashes = {i: place[a["process"]] for i, a in enumerate(self.actions.all)
+                        if a["tag"] == "Crash" and a["process"] in place}
         self.fingerprints = Fingerprints()
         self.steps = log.clock_counts_steps  # the clock bounds each gap (_Problem.bound)
         # the (node, variable) pairs whose every change the log shows (changesLogged)
@@ -492,6 +493,7 @@ class Search:
         self.per_event = max_gap + self.carry + 1
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
+        self.crashes = problem.crashes
         self.records, self.fingerprints = problem.records, problem.fingerprints
         self.claims = problem.claims
         # (fingerprint, consumed, full, faults left, pending) -> the largest budget with which the node failed
@@ -657,7 +659,8 @@ class Search:
         actions, runs, opts = self.actions.all, self.runs, self.opts
         limited = self.faults is not None
         for i in self.actions.candidates(s):
-            if i in self.skipped or (limited and frame.faults == 0 and self.fault[i]):
+            cost = self._cost(i, consumed)
+            if i in self.skipped or (limited and frame.faults == 0 and cost):
                 continue
             try:
                 w, outcome = runs[i](s, actions[i], opts)  # type: ignore[misc]
@@ -666,7 +669,20 @@ class Search:
             wfp = self.fingerprints(w)
             if wfp != frame.fp:
                 yield _Frame(w, wfp, consumed, frame.budget - 1, False, (actions[i], outcome, None), frame.full,
-                             frame.faults - self.fault[i] if limited else 0, self._changed(s, w))
+                             frame.faults - cost if limited else 0, self._changed(s, w))
+
+    def _cost(self, i: int, consumed: tuple[int, ...]) -> int:
+        """The faults unobserved action ``i`` spends after ``consumed`` events: 1 for a fault, but 0 for a Crash whose
+        process's next event is a logged Restart, which shows it."""
+        k = self.crashes.get(i)
+        if k is None:
+            return self.fault[i]
+        ids = self.merged.by_node[k]
+        if consumed[k] < len(ids):
+            action = self.merged.events[ids[consumed[k]]].action
+            if action is not None and action["tag"] == "Restart":
+                return 0
+        return self.fault[i]
 
     def run(self, limit: int) -> list[_Frame] | None:
         """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``

@@ -158,25 +158,26 @@ def test_a_fault_bounded_refusal_is_no_verdict(tmp_path: Path) -> None:
     assert validate(path, max_states=50).ok
 
 
-def test_a_crash_whose_restart_is_logged_is_no_unobserved_fault(tmp_path: Path) -> None:
-    """The crash log, its header claiming every Restart logged: a crash is then followed by a logged restart or the log's
-    end, so the log shows it, and the exact search with no fault to spend explains the log (without the claim it
-    refuses it: test_a_fault_bounded_refusal_is_no_verdict)."""
-    for complete, verdict in (([], REFUSED), (["Restart"], EXPLAINED)):
-        log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True, "complete": complete}))
+def test_a_crash_its_process_next_logs_a_restart_of_is_no_unobserved_fault(tmp_path: Path) -> None:
+    """The crash log, and the same log whose last line is p1's Restart instead of its DOWN state: the restart shows the
+    crash before it (only a Restart brings a down process up), so the exact search with no fault to spend explains that
+    log, and refuses the one where nothing shows the crash (test_a_fault_bounded_refusal_is_no_verdict)."""
+    restart = {"tag": "Restart", "addr": "10.0.0.1:30911"}
+    for last, verdict in (({"observe": {"regState": "DOWN"}}, REFUSED), ({"action": restart}, EXPLAINED)):
+        log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True}, last=last))
         none = Search(_Problem(log, merge(log)), 1, EXACT, 0)
         none.run(BUDGET)
-        assert none.verdict == verdict, (complete, none.verdict)
+        assert none.verdict == verdict, (last, none.verdict)
 
 
-def _crash_log(tmp: Path, meta: dict, down: int = 7) -> Path:
-    """p1 registers, every step logged (clocks 1 to 5), then is seen DOWN at clock ``down``: only an unobserved crash (a
-    fault) explains it."""
+def _crash_log(tmp: Path, meta: dict, down: int = 7, last: dict | None = None) -> Path:
+    """p1 registers, every step logged (clocks 1 to 5), then is seen DOWN at clock ``down`` (or logs ``last`` then): only
+    an unobserved crash (a fault) explains it."""
     steps = ["CreateTempFile", "SendApplyBrokerId", "WriteMetaFile", "DeleteTempFile", "SendRegister"]
     lines = [{"meta": {"processes": {"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, **meta}},
              *({"node": "p1", "clock": k, "action": {"tag": tag, **({"lost": False} if tag.startswith("Send") else {})}}
                for k, tag in enumerate(steps, 1)),
-             {"node": "p1", "clock": down, "observe": {"regState": "DOWN"}}]
+             {"node": "p1", "clock": down, **(last or {"observe": {"regState": "DOWN"}})}]
     path = tmp / "log.ndjson"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
