@@ -424,7 +424,7 @@ class _Problem:
         # liveness.fault_kind without the state: a HeartbeatExpire counts as a fault even where it heals
         self.fault = [int(a["tag"] in FAULT_KINDS or a.get("lost") is True) for a in self.actions.all]
         # per Crash, the position of its process among the log's nodes: a crash whose process's next event is a logged
-        # Restart is shown by it (only a Restart brings a down process up), and is no unobserved fault (Search.cost)
+        # Restart is shown by it (only a Restart brings a down process up), and is no unobserved fault (Search._cost)
         place = {node: k for k, node in enumerate(merged.nodes)}
         self.crashes = {i: place[a["process"]] for i, a in enumerate(self.actions.all)
                         if a["tag"] == "Crash" and a["process"] in place}
