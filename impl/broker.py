@@ -132,10 +132,11 @@ class BrokerProcess:
         self.epoch_file.events = self.events
         self.epoch_file.node = self.name
 
-    def _emit(self, action: dict[str, object]) -> None:
-        """This broker's step ``action`` to the event sink (the process parameter is the node)."""
+    def _emit(self, action: dict[str, object], observe: dict[str, object] | None = None) -> None:
+        """This broker's step ``action`` to the event sink (the process parameter is the node), with what it
+        ``observe``s after it."""
         if self.events is not None:
-            self.events.emit(self.name, action)
+            self.events.emit(self.name, action, observe)
 
     @property
     def register_state(self) -> RegisterState:
@@ -256,10 +257,8 @@ class BrokerProcess:
         if config is not None:
             self.config = config
         self.replicas_manager = ReplicasManager(self)
-        if self.events is not None:  # the startup line: the role and registration state it starts in
-            manager = self.replicas_manager
-            self.events.emit(self.name, {"tag": "Restart", "addr": address},
-                             {"role": manager.role.value, "regState": manager.state.value})
+        manager = self.replicas_manager  # the startup line: the role and registration state it starts in
+        self._emit({"tag": "Restart", "addr": address}, {"role": manager.role.value, "regState": manager.state.value})
 
     def start(self) -> None:
         """MsRestart (spec/MasterSlave.tla), DlRestart (spec/DLedger.tla): a DOWN broker of the designs RIP-44 replaced

@@ -119,8 +119,7 @@ class ControllerManager:
     def broker_heartbeat(self, request: BrokerHeartbeatRequest) -> Response:
         """BrokerHeartbeat (reference ``broker_heartbeat``): leader-local, not replicated."""
         assert request.broker_id is not None, "the processor refuses a header without brokerId"
-        before = self._live(request.cluster_name, request.broker_name) if self._events is not None else None
-        self.heartbeat_manager.on_broker_heartbeat(
+        changed = self.heartbeat_manager.on_broker_heartbeat(
             request.cluster_name,
             request.broker_name,
             request.broker_id,
@@ -128,10 +127,8 @@ class ControllerManager:
             request.max_offset,
             request.election_priority,
         )
-        if self._events is not None:  # the entry it added or moved (event_log.LOGGED_CHANGES)
-            after = self._live(request.cluster_name, request.broker_name)
-            if after != before:
-                self._events.emit(CONTROLLER_NODE, observe={"alive": after})
+        if changed and self._events is not None:  # the entry it added or changed (event_log.LOGGED_CHANGES)
+            self._events.emit(CONTROLLER_NODE, observe={"alive": self._live(request.cluster_name, request.broker_name)})
         return _HEARTBEAT_ACK
 
     def _live(self, cluster_name: str, broker_name: str) -> dict[int, dict[str, int]]:

@@ -34,9 +34,10 @@ class BrokerHeartbeatManager:
 
     def on_broker_heartbeat(
         self, cluster_name: str, broker_name: str, broker_id: int, epoch: int, max_offset: int, election_priority: int
-    ) -> None:
+    ) -> bool:
         """BrokerHeartbeat (reference ``broker_heartbeat``): marks the id alive. While the entry lives the
-        reported (epoch, maxOffset) only moves forward; the priority is always the latest."""
+        reported (epoch, maxOffset) only moves forward; the priority is always the latest. True where the entry
+        was added or changed."""
         key = (cluster_name, broker_name)
         table = self._tables.get(key)
         if table is None:
@@ -44,11 +45,14 @@ class BrokerHeartbeatManager:
         info = table.get(broker_id)
         if info is None:
             table[broker_id] = BrokerLiveInfo(epoch, max_offset, election_priority)
-            return
+            return True
+        changed = info.election_priority != election_priority
         if epoch > info.epoch or (epoch == info.epoch and max_offset > info.max_offset):
             info.epoch = epoch
             info.max_offset = max_offset
+            changed = True
         info.election_priority = election_priority
+        return changed
 
     def on_broker_inactive(self, cluster_name: str, broker_name: str, broker_id: int) -> bool:
         """HeartbeatExpire (reference ``heartbeat_expire``): forget a live entry; False if there was none."""

@@ -180,10 +180,11 @@ def test_elect_policy_rank(reports: dict[int, tuple[int, int, int]], winner: int
 def test_heartbeat_progress_only_moves_forward() -> None:
     ctl = ControllerManager()
     hb = ctl.heartbeat_manager
-    hb.on_broker_heartbeat(C, "b", 1, 3, 10, 1)
-    hb.on_broker_heartbeat(C, "b", 1, 2, 99, 4)
+    assert hb.on_broker_heartbeat(C, "b", 1, 3, 10, 1)  # a new entry
+    assert hb.on_broker_heartbeat(C, "b", 1, 2, 99, 4)  # only the priority moves
     info = hb.live_table(C, "b")[1]
     assert (info.epoch, info.max_offset, info.election_priority) == (3, 10, 4)
+    assert not hb.on_broker_heartbeat(C, "b", 1, 2, 99, 4)  # nothing to log (the event log's alive line)
 
 
 # ---- storage and metadata ----------------------------------------------------------------------------
