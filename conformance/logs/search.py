@@ -659,8 +659,10 @@ class Search:
         actions, runs, opts = self.actions.all, self.runs, self.opts
         limited = self.faults is not None
         for i in self.actions.candidates(s):
-            cost = self._cost(i, consumed)
-            if i in self.skipped or (limited and frame.faults == 0 and cost):
+            if i in self.skipped:
+                continue
+            cost = self._cost(i, consumed) if limited else 0
+            if cost and frame.faults == 0:
                 continue
             try:
                 w, outcome = runs[i](s, actions[i], opts)  # type: ignore[misc]
