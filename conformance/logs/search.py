@@ -112,7 +112,7 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 NEVER_UNOBSERVED = frozenset({"Consume"})
 BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
 FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
-PAUSE = 4  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
+PAUSE = 3  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
 
 
 @frozen
