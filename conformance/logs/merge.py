@@ -52,6 +52,11 @@ class Merged:
         heads = [(k, ids[c]) for k, (ids, c) in enumerate(zip(self.by_node, consumed, strict=True)) if c < len(ids)]
         return [k for k, e in heads if not any(j != k and self.precedes(f, e) for j, f in heads)]
 
+    def next_event(self, k: int, consumed: tuple[int, ...]) -> Event | None:
+        """The next event of node ``nodes[k]`` after ``consumed`` events of each node (None when it has none left)."""
+        ids, c = self.by_node[k], consumed[k]
+        return self.events[ids[c]] if c < len(ids) else None
+
     def first_unconsumed(self, consumed: tuple[int, ...]) -> int:
         """The smallest index in the candidate order of an event not yet consumed (len(events) when none is left)."""
         return min((ids[c] for ids, c in zip(self.by_node, consumed, strict=True) if c < len(ids)), default=len(self.events))

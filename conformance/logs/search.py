@@ -577,7 +577,8 @@ class Search:
             self.best, self.found, self.found_fps = front, [], set()
         deferred: list[_Frame] = []
         for k in self.merged.eligible(consumed):
-            e = self.merged.events[self.merged.by_node[k][consumed[k]]]
+            e = self.merged.next_event(k, consumed)
+            assert e is not None  # eligible: a node with an event left
             if frame.pending and e.action is not None:  # a step before the lines that log the last one's changes
                 if e.index == self.best and frame.fp not in self.found_fps:
                     owed = ", ".join(f"{v}[{n!r}]" for n, v in sorted(frame.pending))
@@ -677,13 +678,9 @@ class Search:
         """The faults unobserved action ``i`` spends after ``consumed`` events: 1 for a fault, but 0 for a Crash whose
         process's next event is a logged Restart, which shows it."""
         k = self.crashes.get(i)
-        if k is None:
-            return self.fault[i]
-        ids = self.merged.by_node[k]
-        if consumed[k] < len(ids):
-            action = self.merged.events[ids[consumed[k]]].action
-            if action is not None and action["tag"] == "Restart":
-                return 0
+        following = None if k is None else self.merged.next_event(k, consumed)
+        if following is not None and following.action is not None and following.action["tag"] == "Restart":
+            return 0
         return self.fault[i]
 
     def run(self, limit: int) -> list[_Frame] | None:
