@@ -43,6 +43,32 @@ CONTROLLER_VARIABLES: dict[str, Callable[[Controller], Any]] = {
 }
 
 
+PROCESS_VARIABLES: dict[str, Callable[[Process], Any]] = {
+    # registration
+    "metaFile": lambda x: x.meta_file,
+    "tempFile": _temp_file,
+    "regState": lambda x: x.reg_state,
+    "addr": lambda x: x.addr,
+    "role": lambda x: x.role,
+    "localMasterEpoch": lambda x: x.local_master_epoch,
+    "localSyncStateSetEpoch": lambda x: x.local_sync_state_set_epoch,
+    # the data path
+    "log": lambda x: list(x.log),
+    "flushed": lambda x: x.flushed,
+    "epochFile": lambda x: list(x.epoch_file),
+    "confirmOffset": lambda x: x.confirm_offset,
+    "localMasterId": lambda x: x.local_master_id,
+    "localSyncStateSet": lambda x: x.local_sync_state_set,
+    "haState": lambda x: x.ha_state,
+    "acks": lambda x: dict(x.acks),
+    "pendingAlter": _pending_alter,
+    # the designs RIP-44 replaced (designs.py): its configured role and its DLedger term, on disk
+    "brokerRole": lambda x: x.broker_role,
+    "term": lambda x: x.term,
+}
+_REGISTRATION = ("metaFile", "tempFile", "regState", "addr", "role", "localMasterEpoch", "localSyncStateSetEpoch")
+
+
 def _on_controller(read: Callable[[Controller], Any]) -> Callable[[System], Any]:
     return lambda s: read(s.controller)
 
@@ -51,29 +77,12 @@ VARIABLES: dict[str, Callable[[System], Any]] = {
     # the controller
     **{name: _on_controller(read) for name, read in CONTROLLER_VARIABLES.items()},
     # each process: registration
-    "metaFile": _per_process(lambda x: x.meta_file),
-    "tempFile": _per_process(_temp_file),
-    "regState": _per_process(lambda x: x.reg_state),
-    "addr": _per_process(lambda x: x.addr),
-    "role": _per_process(lambda x: x.role),
-    "localMasterEpoch": _per_process(lambda x: x.local_master_epoch),
-    "localSyncStateSetEpoch": _per_process(lambda x: x.local_sync_state_set_epoch),
+    **{name: _per_process(PROCESS_VARIABLES[name]) for name in _REGISTRATION},
     # the environment (the checkCode clock) and a ghost (spec/State.tla's envVars, ghostVars)
     "clock": lambda s: s.clock,
     "masterHistory": lambda s: s.master_history,
-    # each process: the data path
-    "log": _per_process(lambda x: list(x.log)),
-    "flushed": _per_process(lambda x: x.flushed),
-    "epochFile": _per_process(lambda x: list(x.epoch_file)),
-    "confirmOffset": _per_process(lambda x: x.confirm_offset),
-    "localMasterId": _per_process(lambda x: x.local_master_id),
-    "localSyncStateSet": _per_process(lambda x: x.local_sync_state_set),
-    "haState": _per_process(lambda x: x.ha_state),
-    "acks": _per_process(lambda x: dict(x.acks)),
-    "pendingAlter": _per_process(_pending_alter),
-    # each process of the designs RIP-44 replaced (designs.py): its configured role and its DLedger term, on disk
-    "brokerRole": _per_process(lambda x: x.broker_role),
-    "term": _per_process(lambda x: x.term),
+    # each process: the data path, and the designs RIP-44 replaced
+    **{name: _per_process(read) for name, read in PROCESS_VARIABLES.items() if name not in _REGISTRATION},
     # the environment's message source and the ghost message sets (msgVars)
     "nextMsg": lambda s: s.next_msg,
     "acked": lambda s: s.acked,

@@ -93,7 +93,7 @@ from autoswitch.reference.actions import (
 )
 from autoswitch.reference.faults import LATE_REQUESTS
 from autoswitch.reference.liveness import FAULT_KINDS, NEW_FAULTS
-from autoswitch.reference.variables import VARIABLES, variables
+from autoswitch.reference.variables import PROCESS_VARIABLES, VARIABLES, variables
 
 EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
 MAX_GAP = 8
@@ -323,6 +323,9 @@ def _completions(e: Event, domains: LogDomains) -> list[dict[str, Any]]:
 
 
 def _value(s: System, name: str, node: str) -> Any:
+    if node != CONTROLLER_NODE and name in PROCESS_VARIABLES:  # one process's, without building the others'
+        proc = s.procs.get(node)
+        return None if proc is None else PROCESS_VARIABLES[name](proc)
     value = VARIABLES[name](s)
     return value if node == CONTROLLER_NODE else value.get(node)
 
@@ -609,9 +612,10 @@ class Search:
         only its Controller or Process object, reference/variables.py: one shared by both states changed nothing)."""
         if not self.claims:
             return frozenset()
+        # both values are the model's, each variable of one type (spec/State.tla's TypeOK): == compares them
         return frozenset((n, v) for n, v in self.claims
                          if ((s.controller is not w.controller) if n == CONTROLLER_NODE else (s.procs.get(n) is not w.procs.get(n)))
-                         and not same(_value(s, v, n), _value(w, v, n)))
+                         and _value(s, v, n) != _value(w, v, n))
 
     def _gap(self, clock: int, consumed: tuple[int, ...], left: int) -> int:
         """The unobserved steps a node may take before the next event, after an event at ``clock`` (0: Init) with
