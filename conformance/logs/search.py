@@ -33,7 +33,8 @@ against every interleaving of the steps no event needs, until an event many step
   faults are rare: with none to choose, the steps that remain are few.
 - fault-bounded exact: exact with a budget of unobserved faults, 0, then 1, 2, ... each starting when the one before
   refuses (no behaviour with so few faults explains the log, which is no verdict): every behaviour with few faults is
-  tried before any with more.
+  tried before any with more. Its behaviours are some of the exact search's, so it skips a node that search has found
+  failing (its memo), as that search skips its own.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
 with a small gap), then the few-faults ones, the fault-bounded exact one and the three with ``max_gap`` in turns of
@@ -501,6 +502,9 @@ class Search:
         self.claims = problem.claims
         # (fingerprint, consumed, full, faults left, pending) -> the largest budget with which the node failed
         self.memo: dict[tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]], int] = {}
+        # a fault-bounded search's: the memo of the exact search with the same gap and no fault budget, whose failures
+        # are its failures too (its behaviours are some of that search's); None: none
+        self.refuted: dict[tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]], int] | None = None
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
@@ -715,6 +719,10 @@ class Search:
             failed = memo.get((child.fp, child.consumed, True, child.faults, child.pending), -1)
             if not child.full:
                 failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults, child.pending), -1))
+            if self.refuted is not None:  # the exact search's keys have 0 faults left: it counts none
+                failed = max(failed, self.refuted.get((child.fp, child.consumed, True, 0, child.pending), -1))
+                if not child.full:
+                    failed = max(failed, self.refuted.get((child.fp, child.consumed, False, 0, child.pending), -1))
             if failed >= child.budget:
                 continue
             if self.prune and self.hopeless(child, self.per_event):
@@ -850,6 +858,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
     searches += turns
     turns = paused + turns
     exact = turns[-1]
+    if chain:
+        chain.refuted = exact.memo
     while left() > 0:
         for search in [x for x in turns if x.verdict is None]:
             share = max(1, len(turns) - 1) if search is exact else 1  # the exact search: half of every round
@@ -869,6 +879,7 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
             if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
                 assert search.faults is not None
                 chain = Search(problem, max_gap, EXACT, search.faults + 1)
+                chain.refuted = exact.memo
                 searches.append(chain)
                 turns[turns.index(search)] = chain
     return searches, None

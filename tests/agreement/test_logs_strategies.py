@@ -231,3 +231,18 @@ def test_a_refusal_after_pruning_names_the_event_no_behaviour_explains(tmp_path:
            (events[k]["node"], {"confirmOffset": 30}), verdict.describe()
     short = validate(path, max_states=100)
     assert short.status == REFUSED and "too few messages" in short.reason, short.describe()
+
+
+def test_a_fault_bounded_search_skips_the_nodes_the_exact_search_found_failing(tmp_path: Path) -> None:
+    """The crash log, its clock counting steps and crashes logged every time (``complete``): no behaviour explains it. Given the memo of the exact
+    search that refused it (Search.refuted), the exact search with a fault to spend refuses it too, expanding fewer
+    states than alone: its behaviours are some of the exact search's."""
+    log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True, "complete": ["Crash", "CrashTorn"]}))
+    problem = _Problem(log, merge(log))
+    exact = Search(problem, 2, EXACT)
+    assert exact.run(BUDGET) is None and exact.verdict == REFUSED
+    alone, told = Search(problem, 2, EXACT, 1), Search(problem, 2, EXACT, 1)
+    told.refuted = exact.memo
+    assert alone.run(BUDGET) is None and told.run(BUDGET) is None
+    assert alone.verdict == told.verdict == REFUSED
+    assert told.expanded < alone.expanded, (told.expanded, alone.expanded)
