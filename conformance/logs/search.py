@@ -478,6 +478,9 @@ class _Problem:
         return False
 
 
+_Key = tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]]  # a node's memo key (Search.memo)
+
+
 class Search:
     """One strategy's search of one log with at most ``max_gap`` unobserved steps between two events (module
     docstring); :meth:`run` resumes where it paused."""
@@ -501,10 +504,10 @@ class Search:
         self.records, self.fingerprints = problem.records, problem.fingerprints
         self.claims = problem.claims
         # (fingerprint, consumed, full, faults left, pending) -> the largest budget with which the node failed
-        self.memo: dict[tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]], int] = {}
+        self.memo: dict[_Key, int] = {}
         # a fault-bounded search's: the memo of the exact search with the same gap and no fault budget, whose failures
         # are its failures too (its behaviours are some of that search's); None: none
-        self.refuted: dict[tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]], int] | None = None
+        self.refuted: dict[_Key, int] | None = None
         self.expanded = 0
         self.levels = gaps(max_gap)
         self.best = -1  # the largest first-unconsumed event index a node reached
