@@ -481,6 +481,15 @@ class _Problem:
 _Key = tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]]  # a node's memo key (Search.memo)
 
 
+def _failed(memo: Mapping[_Key, int], frame: _Frame, faults: int) -> int:
+    """The largest budget with which ``memo`` has ``frame``'s node failing with ``faults`` left (-1: none): a node
+    searched in full failed for one that is not too."""
+    failed = memo.get((frame.fp, frame.consumed, True, faults, frame.pending), -1)
+    if not frame.full:
+        failed = max(failed, memo.get((frame.fp, frame.consumed, False, faults, frame.pending), -1))
+    return failed
+
+
 class Search:
     """One strategy's search of one log with at most ``max_gap`` unobserved steps between two events (module
     docstring); :meth:`run` resumes where it paused."""
@@ -719,13 +728,9 @@ class Search:
                 stack.append(child)
                 self.verdict = EXPLAINED
                 return stack
-            failed = memo.get((child.fp, child.consumed, True, child.faults, child.pending), -1)
-            if not child.full:
-                failed = max(failed, memo.get((child.fp, child.consumed, False, child.faults, child.pending), -1))
+            failed = _failed(memo, child, child.faults)
             if self.refuted is not None:  # the exact search's keys have 0 faults left: it counts none
-                failed = max(failed, self.refuted.get((child.fp, child.consumed, True, 0, child.pending), -1))
-                if not child.full:
-                    failed = max(failed, self.refuted.get((child.fp, child.consumed, False, 0, child.pending), -1))
+                failed = max(failed, _failed(self.refuted, child, 0))
             if failed >= child.budget:
                 continue
             if self.prune and self.hopeless(child, self.per_event):

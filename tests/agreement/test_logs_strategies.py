@@ -234,9 +234,9 @@ def test_a_refusal_after_pruning_names_the_event_no_behaviour_explains(tmp_path:
 
 
 def test_a_fault_bounded_search_skips_the_nodes_the_exact_search_found_failing(tmp_path: Path) -> None:
-    """The crash log, its clock counting steps and crashes logged every time (``complete``): no behaviour explains it. Given the memo of the exact
-    search that refused it (Search.refuted), the exact search with a fault to spend refuses it too, expanding fewer
-    states than alone: its behaviours are some of the exact search's."""
+    """The crash log, its clock counting steps and crashes logged every time (``complete``): no behaviour explains it.
+    Given the memo of the exact search that refused it (Search.refuted), the exact search with a fault to spend refuses
+    it too, expanding fewer states than alone: its behaviours are some of the exact search's."""
     log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True, "complete": ["Crash", "CrashTorn"]}))
     problem = _Problem(log, merge(log))
     exact = Search(problem, 2, EXACT)
