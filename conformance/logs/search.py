@@ -15,8 +15,9 @@ at most the clock's bound, _Problem.bound, and nothing carries), so that the exp
 event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed
 with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
 again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
-(messages_needed) is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to
-name the event refused.
+(messages_needed), or whose state contradicts what a later event observes by a fact it fixes for every later state
+(facts.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to name
+the event refused.
 
 The strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
 most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)
@@ -74,6 +75,7 @@ from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
+from autoswitch.conformance.logs.facts import Facts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -445,6 +447,9 @@ class _Problem:
         self.needs = [(e.index, *at[e.index], need,
                        tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
                       for e in m.events if (need := messages_needed(e, beat)) > 1]
+        # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
+        # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
+        self.facts = Facts.of(m, kinds_for(a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped))
 
     def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
         """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events
@@ -458,11 +463,14 @@ class _Problem:
         return max(0, self.merged.value(following) - clock - (0 if observes else 1))
 
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
-        """Whether some event left needs more messages written (messages_needed) than the steps before it can write: at
-        most the node's ``budget`` of unobserved steps before the next event, then, where the clock counts steps, those
-        from the smallest clock left to the event's (each a step, each at most one Write), else ``per_event`` for each
-        event that may come before it or is it (its step, and the unobserved steps after the one before)."""
+        """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more
+        messages written (messages_needed) than the steps before it can write: at most the node's ``budget`` of
+        unobserved steps before the next event, then, where the clock counts steps, those from the smallest clock left
+        to the event's (each a step, each at most one Write), else ``per_event`` for each event that may come before it
+        or is it (its step, and the unobserved steps after the one before)."""
         written, consumed, m = frame.s.next_msg, frame.consumed, self.merged
+        if self.facts.contradiction(frame.s, consumed) is not None:
+            return True
         smallest = None
         for index, node, place, need, before in self.needs:
             if need <= written or consumed[node] > place:
@@ -944,7 +952,8 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
             if refusal.pruned:
                 reason = ("no behaviour explains the log; the first event this search could not reach may come before "
                           "the one no behaviour explains: it skipped the states from which too few messages could be "
-                          "written for a later event, and the search without that ran out of --max-states")
+                          "written for a later event or that contradict what one observes, and the search without that "
+                          "ran out of --max-states")
         else:
             status, search = GAVE_UP, max(searches, key=lambda x: x.best)
             reason = (f"gave up after {max_states:,} states expanded (--max-states): no verdict; a smaller --max-gap, or "

@@ -1,0 +1,150 @@
+"""Facts a state fixes for every later state, and the pruning they give ``autoswitch validate`` (spec/README.md, "Event
+logs"): a node of the search whose state contradicts what an event it has not consumed observes explains no log,
+whatever steps follow, since that event is consumed later, in a state the fact still holds in (search._Problem.hopeless).
+
+Each fact is a consequence of the reference's rules, not a rule of its own; tests/unit/test_stable_facts.py checks each
+on every committed trace and the campaign's sampled walks. A fact holds unless one of its ``breakers`` is taken between
+the two states; the search uses it only for a log where none can be (none is an unobserved step the search may take,
+none is an event's action).
+
+| fact | breakers | why it holds (reference/) |
+|---|---|---|
+| ``replicas``: a broker id bound in the controller's ``replicas`` stays bound, to its checkCode | ControllerMetadataLoss, CleanBrokerData | controller.py: apply_broker_id binds an unbound id only; register_broker changes an entry's addr only |
+| ``counters``: the controller's ``nextBrokerId``, ``masterEpoch`` and ``syncStateSetEpoch`` never decrease | ControllerMetadataLoss, CleanBrokerData | controller.py: each is set to one more, or kept |
+| ``messages``: a message keeps the epoch it was written in | none | a Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one; a log gains an entry only by a Write or a copy of another log's (replication.py, masterslave.py, dledger.py) |
+| ``lost``: a message written (its id below ``nextMsg``) that no log holds is never held again | none | the same |
+| ``metaFile``: a process's ``metaFile``, once written, stays | WipeDisk | broker.py: WriteMetaFile writes it once, from INITIAL's registration; Crash and Restart keep the disk |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from autoswitch.conformance.logs.events import CONTROLLER_NODE
+from autoswitch.conformance.logs.merge import Merged
+from autoswitch.reference import System
+from autoswitch.reference.state import NO_ID
+
+# per fact, the steps that may break it between two states
+BREAKERS: Mapping[str, frozenset[str]] = {
+    "replicas": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
+    "counters": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
+    "messages": frozenset(),
+    "lost": frozenset(),
+    "metaFile": frozenset({"WipeDisk"}),
+}
+COUNTERS = {"nextBrokerId": "next_broker_id", "masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch"}
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def kinds_for(possible: Iterable[str]) -> frozenset[str]:
+    """The facts no step of ``possible`` (the tags of the steps a log's behaviours may take) breaks."""
+    possible = frozenset(possible)
+    return frozenset(kind for kind, breakers in BREAKERS.items() if not breakers & possible)
+
+
+def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, Any]:
+    """What one observation of ``node`` shows of the facts: ``replicas`` (broker id -> checkCode), each counter,
+    ``metaFile`` and ``log`` (message id -> epoch); the kinds not asked for left out."""
+    shown: dict[str, Any] = {}
+    if node == CONTROLLER_NODE:
+        if "replicas" in kinds and isinstance(o.get("replicas"), Mapping):
+            shown["replicas"] = {b: r.get("checkCode") if isinstance(r, Mapping) else None for b, r in o["replicas"].items()}
+        shown.update({name: o[name] for name in COUNTERS if "counters" in kinds and _int(o.get(name))})
+        return shown
+    if "metaFile" in kinds and _int(o.get("metaFile")):
+        shown["metaFile"] = o["metaFile"]
+    if kinds & {"messages", "lost"} and isinstance(o.get("log"), Sequence):
+        shown["log"] = {entry[0]: entry[1] for entry in o["log"]
+                        if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[0])}
+    return shown
+
+
+class Facts:
+    """What the observations of a log's nodes show of the facts of ``kinds`` (kinds_for), for the states before them:
+    per node and per count ``c`` of its observations consumed, the next of them to show each variable, and where; per
+    message id a ``log`` shows, its epoch and the last of the node's observations to show it. ``threats``: per node, per
+    observation, the events (node position, count) of a breaker of that node's facts that may come before it (a
+    breaker breaks its process's facts, or the controller's where it has none: Facts.of); an observation is used only
+    once they are consumed."""
+
+    def __init__(self, nodes: Sequence[str], observations: Sequence[Sequence[Mapping[str, Any]]], kinds: frozenset[str],
+                 threats: Sequence[Sequence[Sequence[tuple[int, int]]]] | None = None):
+        self.nodes, self.kinds = tuple(nodes), kinds
+        self.threats = threats if threats is not None else [[()] * len(seen) for seen in observations]
+        # per node: per count c, the next observation (at c or after) of each variable: name -> (value, its count)
+        self.next: list[list[Mapping[str, tuple[Any, int]]]] = []
+        # per node: message id -> (its epoch, the last count c whose observation shows it)
+        self.epochs: list[dict[int, tuple[int, int]]] = []
+        for node, seen in zip(nodes, observations, strict=True):
+            rows: list[Mapping[str, tuple[Any, int]]] = [{}] * (len(seen) + 1)
+            epochs: dict[int, tuple[int, int]] = {}
+            for c in range(len(seen) - 1, -1, -1):
+                shown = _shown(node, seen[c], kinds)
+                log = shown.pop("log", {})
+                rows[c] = {**rows[c + 1], **{name: (value, c) for name, value in shown.items()}} if shown else rows[c + 1]
+                for m, e in log.items():
+                    epochs.setdefault(m, (e, c))
+            self.next.append(rows)
+            self.epochs.append(epochs)
+
+    @classmethod
+    def of(cls, merged: Merged, kinds: frozenset[str]) -> Facts:
+        """The facts of a log's candidate order (merge.py): each node's events' observations, and the breakers among
+        its events, each a threat to the observations of its node that it may precede."""
+        m, place = merged, {node: k for k, node in enumerate(merged.nodes)}
+        at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
+        tags = frozenset().union(*BREAKERS.values())
+        breakers = [(e.index, place.get(e.action.get("process", CONTROLLER_NODE))) for e in m.events
+                    if e.action is not None and e.action["tag"] in tags]
+        threats = [[tuple(at[b] for b, owner in breakers if owner == k and (at[b][0] != k or at[b][1] <= c)
+                          and (at[b][0] == k or not m.precedes(i, b))) for c, i in enumerate(ids)]
+                   for k, ids in enumerate(m.by_node)]
+        return cls(m.nodes, [[m.events[i].observe for i in ids] for ids in m.by_node], kinds, threats)
+
+    def _later(self, k: int, c: int, consumed: Sequence[int]) -> dict[str, Any]:
+        """What node ``k``'s observations from count ``c`` on show next of each variable, where no breaker may come
+        before the observation (its threats are consumed)."""
+        rows = self.next[k]
+        later = rows[c] if c < len(rows) else {}
+        threats = self.threats[k]
+        return {name: value for name, (value, at) in later.items()
+                if all(consumed[j] > d for j, d in threats[at])}
+
+    def contradiction(self, s: System, consumed: Sequence[int]) -> str | None:
+        """The first fact of ``s`` that an observation not yet consumed (``consumed`` of each node) contradicts, in
+        words; None where none does."""
+        held: dict[int, int] | None = None
+        for k, (node, epochs, c) in enumerate(zip(self.nodes, self.epochs, consumed, strict=True)):
+            later = self._later(k, c, consumed)
+            if node == CONTROLLER_NODE:
+                ctl = s.controller
+                want: Mapping[int, Any] = later.get("replicas", {})
+                for b, r in ctl.replicas.items() if "replicas" in later else ():
+                    if want.get(b, "<unbound>") != r.check_code:
+                        return f"replicas: broker id {b} is bound to {r.check_code!r}, later {want.get(b, '<unbound>')!r}"
+                for name, attr in COUNTERS.items():
+                    if name in later and getattr(ctl, attr) > later[name]:
+                        return f"counters: {name} is {getattr(ctl, attr)}, later {later[name]}"
+                continue
+            meta_file = later.get("metaFile")
+            proc = s.procs.get(node)
+            if meta_file is not None and proc is not None and proc.meta_file not in (NO_ID, meta_file):
+                return f"metaFile: {node}'s is {proc.meta_file}, later {meta_file}"
+            if not epochs:
+                continue
+            if held is None:
+                held = {m: e for p in s.procs.values() for m, e in p.log}
+            for m, (e, last) in epochs.items():
+                if last < c:
+                    continue
+                if m in held:
+                    if "messages" in self.kinds and held[m] != e:
+                        return f"messages: message {m} has epoch {held[m]}, later {e}"
+                elif "lost" in self.kinds and m < s.next_msg:
+                    return f"lost: message {m} is written (nextMsg {s.next_msg}) and no log holds it, later {node}'s does"
+        return None

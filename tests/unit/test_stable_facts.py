@@ -1,0 +1,176 @@
+"""The facts a state fixes for every later one (conformance/logs/facts.py), on which the search's pruning rests
+(search._Problem.hopeless): no state of a behaviour contradicts what a later state shows, unless a step of the fact's
+``breakers`` comes between. Checked on every state of every committed trace the reference replays from Init and of the
+campaign's sampled walks, with a count of the checks each fact could have failed, so that none is vacuous; and each
+fact's contradiction on a state built to break it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from frozendict import frozendict
+
+from autoswitch.conformance.engines import Config, config_from_meta, make_engine
+from autoswitch.conformance.logs import cut
+from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
+from autoswitch.conformance.logs.events import CONTROLLER_NODE, read_log
+from autoswitch.conformance.logs.facts import BREAKERS, Facts, kinds_for
+from autoswitch.conformance.logs.merge import merge
+from autoswitch.conformance.logs.search import validate
+from autoswitch.conformance.simulation.campaign import grid
+from autoswitch.conformance.trace.itf import load_trace
+from autoswitch.reference import NotEnabled, Options, System, initial_system
+from autoswitch.reference.actions import ACTIONS
+from autoswitch.reference.invariants import CONTROLLER_VARS
+from autoswitch.reference.state import Replica
+from autoswitch.reference.variables import variables
+
+TRACES = Path(__file__).resolve().parents[2] / "traces"
+ALL = frozenset(BREAKERS)
+
+
+def _observations(v: Mapping[str, Any], nodes: Sequence[str]) -> list[dict[str, Any]]:
+    """What a full log's line of each node would observe in the state whose variables are ``v``."""
+    return [{name: v[name] for name in CONTROLLER_VARS} if node == CONTROLLER_NODE else
+            {name: v[name][node] for name in ("metaFile", "log")} for node in nodes]
+
+
+def _behaviour(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, System]]:
+    engine = make_engine("reference", config)
+    out = [("Init", engine.state)]
+    for action in actions:
+        engine.step(action)
+        out.append((action["tag"], engine.state))
+    return out
+
+
+def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str]) -> None:
+    """Assert that no state contradicts the next one's observations, for the facts its step does not break, nor any
+    later state's messages; count, per fact, the checks where the later state showed what could contradict."""
+    nodes = (CONTROLLER_NODE, *sorted(behaviour[0][1].procs))
+    seen = [_observations(variables(s), nodes) for _, s in behaviour]
+    everything = Facts(nodes, list(zip(*seen, strict=True)), frozenset({"messages", "lost"}))
+    for i in range(len(behaviour) - 1):
+        s = behaviour[i][1]
+        why = everything.contradiction(s, (i + 1,) * len(nodes))
+        assert why is None, f"{where}: state {i} and a later one: {why}"
+        tag = behaviour[i + 1][0]
+        kinds = kinds_for({tag}) - {"messages", "lost"}
+        why = Facts(nodes, [[o] for o in seen[i + 1]], kinds).contradiction(s, (0,) * len(nodes))
+        assert why is None, f"{where}: state {i} and step {i + 1} ({tag}): {why}"
+        c = s.controller
+        checked["replicas"] += "replicas" in kinds and bool(c.replicas)
+        checked["counters"] += "counters" in kinds and c.master_epoch > 0
+        checked["metaFile"] += "metaFile" in kinds and any(p.meta_file for p in s.procs.values())
+        checked["messages"] += any(p.log for p in s.procs.values())
+        checked["lost"] += any(p.log for p in behaviour[i + 1][1].procs.values()) and s.next_msg > 1
+
+
+def test_on_every_committed_trace() -> None:
+    checked: Counter[str] = Counter()
+    traces = 0
+    for path in sorted(TRACES.rglob("*.itf.json")):
+        trace = load_trace(path)
+        config, _, _ = config_from_meta(trace.meta)
+        if config is None:
+            continue
+        try:
+            behaviour = _behaviour(config, [s["action"] for s in trace.states[1:]])
+        except (NotEnabled, KeyError, ValueError):  # a trace-only step, or one the trace expects disabled
+            continue
+        _check(behaviour, str(path.relative_to(TRACES)), checked)
+        traces += 1
+    assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL), (traces, checked)
+
+
+def test_on_the_sampled_walks() -> None:
+    """Walk 0 of each safety configuration, where it passes (one fails its control and is not sampled)."""
+    checked: Counter[str] = Counter()
+    names = set()
+    for name, walk, actions in sampled_walks(SAFETY, 1, 60, 1):
+        _check(_behaviour(grid()[name].config, actions), f"{name} walk {walk}", checked)
+        names.add(name)
+    assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL), checked
+
+
+def _state() -> System:
+    """Two processes: broker 1 bound at the controller (epoch 2), p1 holding messages 1 and 2 (epoch 1), nextMsg 4."""
+    s = initial_system({"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, "controller")
+    ctl = attrs.evolve(s.controller, replicas=frozendict({1: Replica("10.0.0.1:30911", "10.0.0.1:30911;0")}),
+                       next_broker_id=2, master_epoch=2, sync_state_set_epoch=1)
+    p1 = attrs.evolve(s.procs["p1"], meta_file=1, log=((1, 1), (2, 1)))
+    return attrs.evolve(s, controller=ctl, procs=s.procs.set("p1", p1), next_msg=4)
+
+
+@pytest.mark.parametrize(("node", "observed", "fact"), [
+    (CONTROLLER_NODE, {"replicas": {1: {"addr": "10.0.1.1:30911", "checkCode": "10.0.0.1:30911;7"}}}, "replicas"),
+    (CONTROLLER_NODE, {"replicas": {2: {"addr": "10.0.0.2:30911", "checkCode": "10.0.0.2:30911;3"}}}, "replicas"),
+    (CONTROLLER_NODE, {"masterEpoch": 1}, "counters"),
+    (CONTROLLER_NODE, {"nextBrokerId": 1}, "counters"),
+    ("p2", {"log": [(1, 1), (2, 2)]}, "messages"),
+    ("p2", {"log": [(1, 1), (2, 1), (3, 1)]}, "lost"),
+    ("p1", {"metaFile": 2}, "metaFile"),
+])
+def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) -> None:
+    """A later observation each fact of _state forbids is a contradiction of that fact, and of no other kind's; what
+    the state allows (the same values, a larger counter, a message not yet written) is none."""
+    s, nodes = _state(), (CONTROLLER_NODE, "p1", "p2")
+    later = [[observed] if n == node else [] for n in nodes]
+    why = Facts(nodes, later, ALL).contradiction(s, (0, 0, 0))
+    assert why is not None and why.startswith(f"{fact}:"), why
+    assert Facts(nodes, later, ALL - {fact}).contradiction(s, (0, 0, 0)) is None
+    consumed = tuple(int(n == node) for n in nodes)  # the observation consumed: no longer later
+    assert Facts(nodes, later, ALL).contradiction(s, consumed) is None
+    allowed = [[{"replicas": {1: {"addr": "10.0.1.1:30911", "checkCode": "10.0.0.1:30911;0"},
+                              2: {"addr": "10.0.0.2:30911", "checkCode": "10.0.0.2:30911;3"}},
+                 "masterEpoch": 3, "nextBrokerId": 2}],
+               [{"metaFile": 1, "log": [(1, 1), (2, 1), (4, 2)]}], [{"metaFile": 2, "log": [(1, 1)]}]]
+    assert Facts(nodes, allowed, ALL).contradiction(s, (0, 0, 0)) is None
+
+
+@pytest.mark.parametrize(("actions", "fact"), [
+    ([{"tag": "ControllerMetadataLoss"}], "replicas"),
+    ([{"tag": "CleanBrokerData", "brokerIds": frozenset({1}), "cleanLiving": False}], "replicas"),
+    ([{"tag": "ControllerMetadataLoss"}], "counters"),
+    ([{"tag": "Crash", "process": "p1"}, {"tag": "WipeDisk", "process": "p1"}], "metaFile"),
+])
+def test_each_breaker_breaks_its_fact(actions: list[dict[str, Any]], fact: str) -> None:
+    """Where a breaker is taken, the state after it contradicts the fact of the state before: the search could not
+    use the fact in a log where the breaker may happen."""
+    s = w = _state()
+    for action in actions:
+        w, _ = ACTIONS[action["tag"]].run(w, action, Options())  # type: ignore[misc]
+    nodes = (CONTROLLER_NODE, "p1", "p2")
+    later = Facts(nodes, [[o] for o in _observations(variables(w), nodes)], frozenset({fact}))
+    why = later.contradiction(s, (0, 0, 0))
+    assert why is not None and why.startswith(f"{fact}:"), why
+    assert fact not in kinds_for(a["tag"] for a in actions)
+
+
+def test_a_breaker_among_the_events_holds_back_the_observations_it_may_precede(tmp_path: Path) -> None:
+    """p1 binds broker id 1, the controller loses its metadata (a logged event), then p2 binds id 1 to its own
+    checkCode. Before the loss, the controller's later observation of id 1 is no contradiction (the loss may come
+    before it: Facts.of's threat); without the threat it would be one; after the loss it is used, and the state
+    before the loss contradicts it. The search explains the full log and the controller's alone."""
+    config = grid()["safe-rocketmq-2p"].config
+    actions = [{"tag": "CreateTempFile", "process": "p1"}, {"tag": "SendApplyBrokerId", "process": "p1", "lost": False},
+               {"tag": "ControllerMetadataLoss"},
+               {"tag": "CreateTempFile", "process": "p2"}, {"tag": "SendApplyBrokerId", "process": "p2", "lost": False}]
+    full = cut.walk_log(config, actions)
+    log = read_log(full.write(tmp_path / "full"))
+    merged = merge(log)
+    before = _behaviour(config, actions)[2][1]  # id 1 bound to p1's checkCode
+    consumed = tuple(sum(1 for i in ids if merged.events[i].clock <= 2) for ids in merged.by_node)
+    assert Facts.of(merged, ALL).contradiction(before, consumed) is None
+    unthreatened = Facts(merged.nodes, [[merged.events[i].observe for i in ids] for ids in merged.by_node], ALL)
+    assert (unthreatened.contradiction(before, consumed) or "").startswith("replicas:")
+    after_loss = tuple(sum(1 for i in ids if merged.events[i].clock <= 3) for ids in merged.by_node)
+    assert (Facts.of(merged, ALL).contradiction(before, after_loss) or "").startswith("replicas:")
+    for cut_log in (full, cut.controller_view(full)):
+        verdict = validate(read_log(cut_log.write(tmp_path / str(len(cut_log.events)))))
+        assert verdict.ok, verdict.describe()
