@@ -11,8 +11,9 @@ none is an event's action).
 |---|---|---|
 | ``replicas``: a broker id bound in the controller's ``replicas`` stays bound, to its checkCode | ControllerMetadataLoss, CleanBrokerData | controller.py: apply_broker_id binds an unbound id only; register_broker changes an entry's addr only |
 | ``counters``: the controller's ``nextBrokerId``, ``masterEpoch`` and ``syncStateSetEpoch`` never decrease | ControllerMetadataLoss, CleanBrokerData | controller.py: each is set to one more, or kept |
-| ``messages``: a message keeps the epoch it was written in | none | a Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one; a log gains an entry only by a Write or a copy of another log's (replication.py, masterslave.py, dledger.py) |
+| ``messages``: a message keeps the offset and the epoch it was written at | none | a Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one; a log gains an entry only by a Write or a copy of another log's at the same offset (replication.py, masterslave.py, dledger.py) |
 | ``lost``: a message written (its id below ``nextMsg``) that no log holds is never held again | none | the same |
+| ``unwritten``: a message not yet written (its id ``nextMsg`` or above) is written at an epoch some process holds as its ``localMasterEpoch``, or at the controller's ``masterEpoch`` or above | ControllerMetadataLoss, CleanBrokerData (anywhere in the log: Facts.of) | replication.py: a Write takes its process's ``localMasterEpoch``; a process's changes only to an epoch the controller answers (broker.py), which never decreases (``counters``), or to 0 at a restart |
 | ``metaFile``: a process's ``metaFile``, once written, stays | WipeDisk | broker.py: WriteMetaFile writes it once, from INITIAL's registration; Crash and Restart keep the disk |
 """
 
@@ -32,6 +33,7 @@ BREAKERS: Mapping[str, frozenset[str]] = {
     "counters": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
     "messages": frozenset(),
     "lost": frozenset(),
+    "unwritten": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
     "metaFile": frozenset({"WipeDisk"}),
 }
 COUNTERS = {"nextBrokerId": "next_broker_id", "masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch"}
@@ -49,7 +51,7 @@ def kinds_for(possible: Iterable[str]) -> frozenset[str]:
 
 def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, Any]:
     """What one observation of ``node`` shows of the facts: ``replicas`` (broker id -> checkCode), each counter,
-    ``metaFile`` and ``log`` (message id -> epoch); the kinds not asked for left out."""
+    ``metaFile`` and ``log`` (message id -> its offset and epoch); the kinds not asked for left out."""
     shown: dict[str, Any] = {}
     if node == CONTROLLER_NODE:
         if "replicas" in kinds and isinstance(o.get("replicas"), Mapping):
@@ -58,8 +60,8 @@ def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, 
         return shown
     if "metaFile" in kinds and _int(o.get("metaFile")):
         shown["metaFile"] = o["metaFile"]
-    if kinds & {"messages", "lost"} and isinstance(o.get("log"), Sequence):
-        shown["log"] = {entry[0]: entry[1] for entry in o["log"]
+    if kinds & {"messages", "lost", "unwritten"} and isinstance(o.get("log"), Sequence):
+        shown["log"] = {entry[0]: (offset, entry[1]) for offset, entry in enumerate(o["log"])
                         if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[0])}
     return shown
 
@@ -67,10 +69,10 @@ def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, 
 class Facts:
     """What the observations of a log's nodes show of the facts of ``kinds`` (kinds_for), for the states before them:
     per node and per count ``c`` of its observations consumed, the next of them to show each variable, and where; per
-    message id a ``log`` shows, its epoch and the last of the node's observations to show it. ``threats``: per node, per
-    observation, the events (node position, count) of a breaker of that node's facts that may come before it (a
-    breaker breaks its process's facts, or the controller's where it has none: Facts.of); an observation is used only
-    once they are consumed."""
+    message id a ``log`` shows, its offset and epoch and the last of the node's observations to show it. ``threats``:
+    per node, per observation, the events (node position, count) of a breaker of that node's facts that may come
+    before it (a breaker breaks its process's facts, or the controller's where it has none: Facts.of); an observation
+    is used only once they are consumed."""
 
     def __init__(self, nodes: Sequence[str], observations: Sequence[Sequence[Mapping[str, Any]]], kinds: frozenset[str],
                  threats: Sequence[Sequence[Sequence[tuple[int, int]]]] | None = None):
@@ -78,11 +80,11 @@ class Facts:
         self.threats = threats if threats is not None else [[()] * len(seen) for seen in observations]
         # per node: per count c, the next observation (at c or after) of each variable: name -> (value, its count)
         self.next: list[list[Mapping[str, tuple[Any, int]]]] = []
-        # per node: message id -> (its epoch, the last count c whose observation shows it)
-        self.epochs: list[dict[int, tuple[int, int]]] = []
+        # per node: message id -> ((its offset, its epoch), the last count c whose observation shows it)
+        self.epochs: list[dict[int, tuple[tuple[int, int], int]]] = []
         for node, seen in zip(nodes, observations, strict=True):
             rows: list[Mapping[str, tuple[Any, int]]] = [{}] * (len(seen) + 1)
-            epochs: dict[int, tuple[int, int]] = {}
+            epochs: dict[int, tuple[tuple[int, int], int]] = {}
             for c in range(len(seen) - 1, -1, -1):
                 shown = _shown(node, seen[c], kinds)
                 log = shown.pop("log", {})
@@ -95,12 +97,15 @@ class Facts:
     @classmethod
     def of(cls, merged: Merged, kinds: frozenset[str]) -> Facts:
         """The facts of a log's candidate order (merge.py): each node's events' observations, and the breakers among
-        its events, each a threat to the observations of its node that it may precede."""
+        its events, each a threat to the observations of its node that it may precede (``unwritten``, whose breakers
+        are the controller's and its observations processes', only in a log without them)."""
         m, place = merged, {node: k for k, node in enumerate(merged.nodes)}
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
         tags = frozenset().union(*BREAKERS.values())
         breakers = [(e.index, place.get(e.action.get("process", CONTROLLER_NODE))) for e in m.events
                     if e.action is not None and e.action["tag"] in tags]
+        if any(e.action is not None and e.action["tag"] in BREAKERS["unwritten"] for e in m.events):
+            kinds -= {"unwritten"}  # a fact of processes' observations broken by the controller's: not used at all
         threats = [[tuple(at[b] for b, owner in breakers if owner == k and (at[b][0] != k or at[b][1] <= c)
                           and (at[b][0] == k or not m.precedes(i, b))) for c, i in enumerate(ids)]
                    for k, ids in enumerate(m.by_node)]
@@ -118,7 +123,7 @@ class Facts:
     def contradiction(self, s: System, consumed: Sequence[int]) -> str | None:
         """The first fact of ``s`` that an observation not yet consumed (``consumed`` of each node) contradicts, in
         words; None where none does."""
-        held: dict[int, int] | None = None
+        held: dict[int, tuple[int, int]] | None = None
         for k, (node, epochs, c) in enumerate(zip(self.nodes, self.epochs, consumed, strict=True)):
             later = self._later(k, c, consumed)
             if node == CONTROLLER_NODE:
@@ -138,13 +143,18 @@ class Facts:
             if not epochs:
                 continue
             if held is None:
-                held = {m: e for p in s.procs.values() for m, e in p.log}
+                held = {m: (offset, e) for p in s.procs.values() for offset, (m, e) in enumerate(p.log)}
             for m, (e, last) in epochs.items():
                 if last < c:
                     continue
                 if m in held:
                     if "messages" in self.kinds and held[m] != e:
-                        return f"messages: message {m} has epoch {held[m]}, later {e}"
-                elif "lost" in self.kinds and m < s.next_msg:
-                    return f"lost: message {m} is written (nextMsg {s.next_msg}) and no log holds it, later {node}'s does"
+                        return f"messages: message {m} is at (offset, epoch) {held[m]}, later {e}"
+                elif m < s.next_msg:
+                    if "lost" in self.kinds:
+                        return f"lost: message {m} is written (nextMsg {s.next_msg}) and no log holds it, later {node}'s does"
+                elif "unwritten" in self.kinds and e[1] < s.controller.master_epoch and \
+                        all(p.local_master_epoch != e[1] for p in s.procs.values()):
+                    return (f"unwritten: message {m} is not written (nextMsg {s.next_msg}), later at epoch {e[1]}, below the "
+                            f"controller's masterEpoch {s.controller.master_epoch} and no process's localMasterEpoch")
         return None

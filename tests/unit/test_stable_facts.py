@@ -54,13 +54,15 @@ def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str
     later state's messages; count, per fact, the checks where the later state showed what could contradict."""
     nodes = (CONTROLLER_NODE, *sorted(behaviour[0][1].procs))
     seen = [_observations(variables(s), nodes) for _, s in behaviour]
-    everything = Facts(nodes, list(zip(*seen, strict=True)), frozenset({"messages", "lost"}))
+    unbroken = not any(tag in BREAKERS["unwritten"] for tag, _ in behaviour)
+    everything = Facts(nodes, list(zip(*seen, strict=True)), frozenset({"messages", "lost", "unwritten"} if unbroken else
+                                                                      {"messages", "lost"}))
     for i in range(len(behaviour) - 1):
         s = behaviour[i][1]
         why = everything.contradiction(s, (i + 1,) * len(nodes))
         assert why is None, f"{where}: state {i} and a later one: {why}"
         tag = behaviour[i + 1][0]
-        kinds = kinds_for({tag}) - {"messages", "lost"}
+        kinds = kinds_for({tag}) - {"messages", "lost", "unwritten"}
         why = Facts(nodes, [[o] for o in seen[i + 1]], kinds).contradiction(s, (0,) * len(nodes))
         assert why is None, f"{where}: state {i} and step {i + 1} ({tag}): {why}"
         c = s.controller
@@ -69,6 +71,8 @@ def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str
         checked["metaFile"] += "metaFile" in kinds and any(p.meta_file for p in s.procs.values())
         checked["messages"] += any(p.log for p in s.procs.values())
         checked["lost"] += any(p.log for p in behaviour[i + 1][1].procs.values()) and s.next_msg > 1
+        checked["unwritten"] += unbroken and s.controller.master_epoch > 1 and any(
+            m >= s.next_msg for _, w in behaviour[i + 1:] for p in w.procs.values() for m, _ in p.log)
 
 
 def test_on_every_committed_trace() -> None:
@@ -113,12 +117,15 @@ def _state() -> System:
     (CONTROLLER_NODE, {"masterEpoch": 1}, "counters"),
     (CONTROLLER_NODE, {"nextBrokerId": 1}, "counters"),
     ("p2", {"log": [(1, 1), (2, 2)]}, "messages"),
+    ("p2", {"log": [(2, 1)]}, "messages"),
     ("p2", {"log": [(1, 1), (2, 1), (3, 1)]}, "lost"),
+    ("p2", {"log": [(1, 1), (2, 1), (4, 1)]}, "unwritten"),
     ("p1", {"metaFile": 2}, "metaFile"),
 ])
 def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) -> None:
     """A later observation each fact of _state forbids is a contradiction of that fact, and of no other kind's; what
-    the state allows (the same values, a larger counter, a message not yet written) is none."""
+    the state allows (the same values, a larger counter, a message not yet written, at the controller's epoch) is
+    none."""
     s, nodes = _state(), (CONTROLLER_NODE, "p1", "p2")
     later = [[observed] if n == node else [] for n in nodes]
     why = Facts(nodes, later, ALL).contradiction(s, (0, 0, 0))
