@@ -5,18 +5,15 @@ walks, with a count of the states that showed a message, so that the check is no
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from autoswitch.conformance.engines import config_from_meta, trace_states
+from committed import replayed
+
+from autoswitch.conformance.engines import trace_states
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
 from autoswitch.conformance.logs.events import Event
 from autoswitch.conformance.logs.search import BROKER_HEARTBEAT, messages_needed
 from autoswitch.conformance.simulation.campaign import grid
-from autoswitch.conformance.trace.itf import load_trace
-from autoswitch.reference import NotEnabled
-
-TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
 def _observing(**observe: Any) -> Event:
@@ -56,16 +53,8 @@ def _check(states: list[dict[str, Any]], where: str) -> int:
 
 def test_on_every_committed_trace() -> None:
     checked = shown = 0
-    for path in sorted(TRACES.rglob("*.itf.json")):
-        trace = load_trace(path)
-        config, _, _ = config_from_meta(trace.meta)
-        if config is None:
-            continue
-        try:
-            states = trace_states(config, [s["action"] for s in trace.states[1:]])
-        except (NotEnabled, KeyError, ValueError):  # a trace-only step, or one the trace expects disabled
-            continue
-        shown += _check(states, str(path.relative_to(TRACES)))
+    for name, states in replayed(trace_states):
+        shown += _check(states, name)
         checked += 1
     assert checked >= 50 and shown >= 100, (checked, shown)
 

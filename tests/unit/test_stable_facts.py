@@ -13,9 +13,10 @@ from typing import Any
 
 import attrs
 import pytest
+from committed import replayed
 from frozendict import frozendict
 
-from autoswitch.conformance.engines import Config, config_from_meta, make_engine
+from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, read_log
@@ -23,14 +24,12 @@ from autoswitch.conformance.logs.facts import BREAKERS, Facts, kinds_for
 from autoswitch.conformance.logs.merge import merge
 from autoswitch.conformance.logs.search import validate
 from autoswitch.conformance.simulation.campaign import grid
-from autoswitch.conformance.trace.itf import load_trace
-from autoswitch.reference import NotEnabled, Options, System, initial_system
+from autoswitch.reference import Options, System, initial_system
 from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.invariants import CONTROLLER_VARS
 from autoswitch.reference.state import Replica
 from autoswitch.reference.variables import variables
 
-TRACES = Path(__file__).resolve().parents[2] / "traces"
 ALL = frozenset(BREAKERS)
 
 
@@ -78,16 +77,8 @@ def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str
 def test_on_every_committed_trace() -> None:
     checked: Counter[str] = Counter()
     traces = 0
-    for path in sorted(TRACES.rglob("*.itf.json")):
-        trace = load_trace(path)
-        config, _, _ = config_from_meta(trace.meta)
-        if config is None:
-            continue
-        try:
-            behaviour = _behaviour(config, [s["action"] for s in trace.states[1:]])
-        except (NotEnabled, KeyError, ValueError):  # a trace-only step, or one the trace expects disabled
-            continue
-        _check(behaviour, str(path.relative_to(TRACES)), checked)
+    for name, behaviour in replayed(_behaviour):
+        _check(behaviour, name, checked)
         traces += 1
     assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL), (traces, checked)
 
