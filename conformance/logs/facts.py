@@ -4,8 +4,8 @@ whatever steps follow, since that event is consumed later, in a state the fact s
 
 Each fact is a consequence of the reference's rules, not a rule of its own; tests/unit/test_stable_facts.py checks each
 on every committed trace and the campaign's sampled walks. A fact holds unless one of its ``breakers`` is taken between
-the two states; the search uses it only for a log where none can be (none is an unobserved step the search may take,
-none is an event's action).
+the two states: the search uses it only where no breaker is an unobserved step it may take (kinds_for), and an event's
+observation only once every breaker among the events that may come before it is consumed (Facts.of).
 
 | fact | breakers | why it holds (reference/) |
 |---|---|---|
