@@ -24,6 +24,7 @@ from typing import Any
 
 from autoswitch.conformance.logs.events import CONTROLLER_NODE
 from autoswitch.conformance.logs.merge import Merged
+from autoswitch.conformance.trace.vocabulary import is_int
 from autoswitch.reference import System
 from autoswitch.reference.state import NO_ID
 
@@ -39,10 +40,6 @@ BREAKERS: Mapping[str, frozenset[str]] = {
 COUNTERS = {"nextBrokerId": "next_broker_id", "masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch"}
 
 
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def kinds_for(possible: Iterable[str]) -> frozenset[str]:
     """The facts no step of ``possible`` (the tags of the steps a log's behaviours may take) breaks."""
     possible = frozenset(possible)
@@ -56,13 +53,13 @@ def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, 
     if node == CONTROLLER_NODE:
         if "replicas" in kinds and isinstance(o.get("replicas"), Mapping):
             shown["replicas"] = {b: r.get("checkCode") if isinstance(r, Mapping) else None for b, r in o["replicas"].items()}
-        shown.update({name: o[name] for name in COUNTERS if "counters" in kinds and _int(o.get(name))})
+        shown.update({name: o[name] for name in COUNTERS if "counters" in kinds and is_int(o.get(name))})
         return shown
-    if "metaFile" in kinds and _int(o.get("metaFile")):
+    if "metaFile" in kinds and is_int(o.get("metaFile")):
         shown["metaFile"] = o["metaFile"]
     if kinds & {"messages", "lost", "unwritten"} and isinstance(o.get("log"), Sequence):
         shown["log"] = {entry[0]: (offset, entry[1]) for offset, entry in enumerate(o["log"])
-                        if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[0])}
+                        if isinstance(entry, Sequence) and len(entry) == 2 and is_int(entry[0])}
     return shown
 
 

@@ -79,7 +79,7 @@ from autoswitch.conformance.logs.facts import Facts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
-from autoswitch.conformance.trace.vocabulary import same
+from autoswitch.conformance.trace.vocabulary import is_int, same
 from autoswitch.reference import NotEnabled, System, codes, initial_system
 from autoswitch.reference.actions import (
     ACTIONS,
@@ -395,23 +395,19 @@ def messages_needed(e: Event, brokers_beat: bool = False) -> int:
     nothing. tests/unit/test_messages_needed.py checks these facts on every committed trace and the sampled walks."""
     o, need = e.observe, 0
     for entry in o.get("log", ()) if isinstance(o.get("log"), Sequence) else ():
-        if isinstance(entry, Sequence) and entry and _int(entry[0]):
+        if isinstance(entry, Sequence) and entry and is_int(entry[0]):
             need = max(need, entry[0] + 1)
     for entry in o.get("epochFile", ()) if isinstance(o.get("epochFile"), Sequence) else ():
-        if isinstance(entry, Sequence) and len(entry) == 2 and _int(entry[1]):
+        if isinstance(entry, Sequence) and len(entry) == 2 and is_int(entry[1]):
             need = max(need, entry[1] + 1)
     for live in o["alive"].values() if brokers_beat and isinstance(o.get("alive"), Mapping) else ():
-        if isinstance(live, Mapping) and _int(live.get("maxOffset")):
+        if isinstance(live, Mapping) and is_int(live.get("maxOffset")):
             need = max(need, live["maxOffset"] + 1)
-    if _int(o.get("confirmOffset")):
+    if is_int(o.get("confirmOffset")):
         need = max(need, o["confirmOffset"] + 1)
-    if _int(o.get("nextMsg")):
+    if is_int(o.get("nextMsg")):
         need = max(need, o["nextMsg"])
     return need
-
-
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class _Problem:
