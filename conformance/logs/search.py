@@ -37,6 +37,15 @@ against every interleaving of the steps no event needs, until an event many step
   tried before any with more. Its behaviours are some of the exact search's, so it skips a node that search has found
   failing (its memo), as that search skips its own.
 
+Restarts: a wrong early choice may be found wrong only many events later, after the search has tried it against every
+interleaving of the steps between, so the nodes a depth-first search expands before it explains a log vary by orders
+of magnitude with the order it tries the steps in (heavy-tailed, as Gomes, Selman and Kautz found for backtracking
+search, 1998). So every search starts again from Init after RESTART nodes expanded, then again after RESTART times
+each next term of Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...: Luby, Sinclair and Zuckerman, 1993). Its first run takes
+the unobserved steps in Next's order, each later one in an order drawn from the restart's number, the state's
+fingerprint and the steps left (the same on every run of the search). Its memo stays: a node that failed in one order
+fails in every order, and a run that tries every behaviour refuses as one without restarts would.
+
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
 with a small gap), then the few-faults ones, the fault-bounded exact one and the three with ``max_gap`` in turns of
 SLICE nodes expanded, each resuming where it paused. Where the clock counts steps, it runs only the fault-bounded
@@ -62,6 +71,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -115,6 +125,7 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 NEVER_UNOBSERVED = frozenset({"Consume"})
 BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
 FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
+RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
 PAUSE = 3  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
 
 
@@ -485,6 +496,14 @@ class _Problem:
 _Key = tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]]  # a node's memo key (Search.memo)
 
 
+def luby(i: int) -> int:
+    """The ``i``-th term (from 1) of Luby's sequence, 1, 1, 2, 1, 1, 2, 4, 1, ...: (i + 1) / 2 where i + 1 is a power
+    of 2, else the term as many places after the last such i."""
+    while (i + 1) & i:
+        i -= (1 << (i.bit_length() - 1)) - 1
+    return (i + 1) >> 1
+
+
 def _failed(memo: Mapping[_Key, int], frame: _Frame, faults: int) -> int:
     """The largest budget with which ``memo`` has ``frame``'s node failing with ``faults`` left (-1: none): a node
     searched in full failed for one that is not too."""
@@ -499,8 +518,12 @@ class Search:
     docstring); :meth:`run` resumes where it paused."""
 
     def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None,
-                 prune: bool = True):
+                 prune: bool = True, restart: int = RESTART):
         self.max_gap, self.strategy = max_gap, strategy
+        # restarts (module docstring): the nodes before the first (0: none), the restarts so far (0: the first run, in
+        # Next's order), and the nodes expanded at which the next one comes
+        self.restart, self.restarts = restart, 0
+        self.restart_at = restart
         self.faults = faults  # None: unlimited; else the unobserved faults a behaviour may take
         self.fault = problem.fault
         self.lazy = strategy != EXACT
@@ -683,7 +706,11 @@ class Search:
         consumed, s = frame.consumed, frame.s
         actions, runs, opts = self.actions.all, self.runs, self.opts
         limited = self.faults is not None
-        for i in self.actions.candidates(s):
+        order = self.actions.candidates(s)
+        if self.restarts:  # an order drawn from the restart, the state and the steps left: the same on every run
+            order = list(order)
+            random.Random(self.restarts << 80 ^ frame.fp << 8 ^ frame.budget).shuffle(order)
+        for i in order:
             if i in self.skipped:
                 continue
             cost = self._cost(i, consumed) if limited else 0
@@ -707,19 +734,27 @@ class Search:
             return 0
         return self.fault[i]
 
+    def _root(self) -> _Frame:
+        """The node of Init, no event consumed."""
+        s0 = initial_system(dict(self.log.config.processes), self.opts.design)
+        start = (0,) * len(self.merged.nodes)
+        root = _Frame(s0, self.fingerprints(s0), start, self._gap(0, start, 0), True, None,
+                      faults=0 if self.faults is None else self.faults)
+        root.children = self._children(root)
+        return root
+
     def run(self, limit: int) -> list[_Frame] | None:
         """Search on until ``limit`` nodes are expanded in all: the frames of an explanation from Init (``verdict``
         EXPLAINED), or None: ``verdict`` REFUSED when every behaviour was tried, else paused (``verdict`` None)."""
         memo, total = self.memo, len(self.merged.events)
         stack = self.stack
         if not stack and self.verdict is None:
-            s0 = initial_system(dict(self.log.config.processes), self.opts.design)
-            start = (0,) * len(self.merged.nodes)
-            root = _Frame(s0, self.fingerprints(s0), start, self._gap(0, start, 0), True, None,
-                          faults=0 if self.faults is None else self.faults)
-            root.children = self._children(root)
-            stack.append(root)
+            stack.append(self._root())
         while stack and self.expanded < limit:
+            if self.restart and self.expanded >= self.restart_at:  # from Init again, the memo kept
+                self.restarts += 1
+                self.restart_at += self.restart * luby(self.restarts + 1)
+                stack[:] = [self._root()]
             top = stack[-1]
             assert top.children is not None
             child = next(top.children, None)
