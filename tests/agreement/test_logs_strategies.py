@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_logs_sources import _walk
 
-from autoswitch.conformance.engines import trace_states
+from autoswitch.conformance.engines import Config, trace_states
 from autoswitch.conformance.logs import bench, cut
 from autoswitch.conformance.logs.events import read_log
 from autoswitch.conformance.logs.merge import merge
@@ -46,6 +47,12 @@ def _problem(name: str, walk: int, source: str, label: str, tmp: Path, steps: bo
     the search reads it, and the largest gap between two of its events. Its clock only orders, unless ``steps``: the
     lazy strategies' subject (where the clock counts steps, each gap has the clock's bound and only exact searches run)."""
     config, actions = _walk(name, walk)
+    return _cut_problem(config, actions, source, label, tmp, steps)
+
+
+def _cut_problem(config: Config, actions: list[dict[str, Any]], source: str, label: str, tmp: Path,
+                 steps: bool = False) -> tuple[_Problem, int]:
+    """:func:`_problem` for the walk ``actions`` of ``config``."""
     full = cut.walk_log(config, actions) if source == "walk" else cut.impl_log(config, actions, tmp / "run")
     log = cut.FILTERS[label](full)
     log = log if steps else cut.clock_orders_only(log)
@@ -97,9 +104,7 @@ def test_restarts_explain_a_log_one_run_in_nexts_order_gives_up_on(tmp_path: Pat
     docstring of search.py), it explains the log, the same way on every run."""
     name, budget = "fast-leader-kip101-2p", 50_000
     _, _, actions = next(w for w in bench.sampled_walks([name], 1000, 100, 1) if w[1] == 500)
-    log = cut.FILTERS["every-3rd"](cut.walk_log(grid()[name].config, actions))
-    read = read_log(log.write(tmp_path / "log"))
-    problem, gap = _Problem(read, merge(read)), cut.max_gap(log)
+    problem, gap = _cut_problem(grid()[name].config, actions, "walk", "every-3rd", tmp_path, steps=True)
     once = Search(problem, gap, EXACT, restart=0)
     assert once.run(budget) is None and once.verdict is None and once.restarts == 0
     runs = [Search(problem, gap, EXACT) for _ in range(2)]
