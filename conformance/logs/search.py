@@ -15,9 +15,13 @@ at most the clock's bound, _Problem.bound, and nothing carries), so that the exp
 event's completion that a request refuses or a response lost is tried only in the last, full round. A node that failed
 with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
 again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
-(messages_needed), or whose state contradicts what a later event observes by a fact it fixes for every later state
-(facts.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule` runs one without it to name
-the event refused.
+(messages_needed), whose state contradicts what a later event observes by a fact it fixes for every later state
+(facts.py), or that is more steps from what an event ahead shows of the counters (epochs, the broker id counter, the
+log ends heartbeats and Acks report) than the steps before it (distance.py), is skipped (_Problem.hopeless); where
+that search refuses, :func:`_schedule` runs one without it to name the event refused. A node's unobserved steps are
+taken nearest first: by the distance of the state after each to the next event of each node that shows counters,
+summed (_Problem.nearness; ties in Next's order), so that the search elects, writes, transfers and beats where the log
+shows that these happened before it tries the steps no event needs.
 
 The strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
 most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)
@@ -43,7 +47,7 @@ of magnitude with the order it tries the steps in (heavy-tailed, as Gomes, Selma
 search, 1998). So every search starts again from Init after RESTART nodes expanded, then again after RESTART times
 each next term of Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...: Luby, Sinclair and Zuckerman, 1993). Its first run takes
 the unobserved steps in Next's order, each later one in an order drawn from the restart's number, the state's
-fingerprint and the steps left (the same on every run of the search). Its memo stays: a node that failed in one order
+fingerprint and the steps left (the same on every run of the search), nearest first among them. Its memo stays: a node that failed in one order
 fails in every order, and a run that tries every behaviour refuses as one without restarts would.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
@@ -69,6 +73,7 @@ unobserved one), the divergence as its miss. Other behaviours are not searched o
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
@@ -84,6 +89,7 @@ from attrs import frozen
 from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
+from autoswitch.conformance.logs.distance import Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.facts import Facts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
@@ -126,6 +132,7 @@ NEVER_UNOBSERVED = frozenset({"Consume"})
 BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
 FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
 RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
+HORIZON = 3  # the events ahead of each node whose distance _Problem.hopeless checks
 PAUSE = 3  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
 
 
@@ -446,14 +453,17 @@ class _Problem:
         # the (node, variable) pairs whose every change the log shows (changesLogged)
         self.claims = tuple((node, name) for node, names in sorted(log.changes_logged.items()) for name in sorted(names))
         m = merged
-        # (event index, its node's position in nodes, the event's place among its node's, nextMsg it needs at least,
-        # per node the count of its events that cannot follow it: those of the same node before it, others' it does
-        # not precede) for each event that needs a message written
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
+        # per event, per node the count of its events that cannot follow it: those of the same node before it, others'
+        # it does not precede (the events that may come before it, or are it)
+        self.before = [tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node) for e in m.events]
         beat = not any(e.action is not None and e.action["tag"] == BROKER_HEARTBEAT for e in m.events)
-        self.needs = [(e.index, *at[e.index], need,
-                       tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node))
-                      for e in m.events if (need := messages_needed(e, beat)) > 1]
+        # (event index, its node's position in nodes, the event's place among its node's, nextMsg it needs at least) for
+        # each event that needs a message written
+        self.needs = [(e.index, *at[e.index], need) for e in m.events if (need := messages_needed(e, beat)) > 1]
+        # what each event shows of the counters (distance.py), and per node its events that show some, (place, index)
+        self.terms = {e.index: terms for e in m.events if (terms := Terms.of(e, beat)) is not None}
+        self.ahead = [[(c, i) for c, i in enumerate(ids) if i in self.terms] for ids in m.by_node]
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
         self.facts = Facts.of(m, kinds_for(a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped))
@@ -471,26 +481,44 @@ class _Problem:
 
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
         """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more
-        messages written (messages_needed) than the steps before it can write: at most the node's ``budget`` of
-        unobserved steps before the next event, then, where the clock counts steps, those from the smallest clock left
-        to the event's (each a step, each at most one Write), else ``per_event`` for each event that may come before it
-        or is it (its step, and the unobserved steps after the one before)."""
-        written, consumed, m = frame.s.next_msg, frame.consumed, self.merged
-        if self.facts.contradiction(frame.s, consumed) is not None:
+        messages written (messages_needed), or more steps (distance.py: of the next HORIZON events of each node that
+        show counters), than the steps before it can take: at most the node's ``budget`` of unobserved steps before the
+        next event, then, where the clock counts steps, those from the smallest clock left to the event's (each a
+        step), else ``per_event`` for each event that may come before it or is it (its step, and the unobserved steps
+        after the one before)."""
+        s, consumed, m = frame.s, frame.consumed, self.merged
+        if self.facts.contradiction(s, consumed) is not None:
             return True
-        smallest = None
-        for index, node, place, need, before in self.needs:
-            if need <= written or consumed[node] > place:
-                continue
-            if self.steps:
-                if smallest is None:  # the candidate order is by clock: its first event left has the smallest
-                    smallest = m.value(m.first_unconsumed(consumed))
-                most = frame.budget + m.value(index) - smallest + 1
-            else:
-                most = frame.budget + per_event * sum(max(0, b - c) for b, c in zip(before, consumed, strict=True))
-            if need - written > most:
+        smallest = -1
+
+        def most(index: int) -> int:
+            nonlocal smallest
+            if not self.steps:
+                return frame.budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
+            if smallest < 0:  # the candidate order is by clock: its first event left has the smallest
+                smallest = m.value(m.first_unconsumed(consumed))
+            return frame.budget + m.value(index) - smallest + 1
+
+        written = s.next_msg
+        for index, node, place, need in self.needs:
+            if need > written and consumed[node] <= place and need - written > most(index):
                 return True
+        for k, ahead in enumerate(self.ahead):
+            start = bisect.bisect_left(ahead, (consumed[k],))
+            for _, index in ahead[start:start + HORIZON]:
+                if self.terms[index].steps(s) > most(index):
+                    return True
         return False
+
+    def nearness(self, s: System, consumed: tuple[int, ...]) -> int:
+        """How far ``s`` is from the events ahead: per node, the distance to its next event that shows counters, summed
+        (the order Search._unobserved takes steps in)."""
+        total = 0
+        for k, ahead in enumerate(self.ahead):
+            start = bisect.bisect_left(ahead, (consumed[k],))
+            if start < len(ahead):
+                total += self.terms[ahead[start][1]].steps(s)
+        return total
 
 
 _Key = tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]]  # a node's memo key (Search.memo)
@@ -518,8 +546,10 @@ class Search:
     docstring); :meth:`run` resumes where it paused."""
 
     def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None,
-                 prune: bool = True, restart: int = RESTART):
+                 prune: bool = True, restart: int = RESTART, nearest: bool = True):
         self.max_gap, self.strategy = max_gap, strategy
+        # take the unobserved steps nearest to the events ahead first (_Problem.nearness; else in Next's order)
+        self.nearness = problem.nearness if nearest and problem.terms else None
         # restarts (module docstring): the nodes before the first (0: none), the restarts so far (0: the first run, in
         # Next's order), and the nodes expanded at which the next one comes
         self.restart, self.restarts = restart, 0
@@ -704,12 +734,22 @@ class Search:
         if frame.budget == 0 or frame.pending:
             return
         consumed, s = frame.consumed, frame.s
-        actions, runs, opts = self.actions.all, self.runs, self.opts
-        limited = self.faults is not None
         order = self.actions.candidates(s)
         if self.restarts:  # an order drawn from the restart, the state and the steps left: the same on every run
             order = list(order)
             random.Random(self.restarts << 80 ^ frame.fp << 8 ^ frame.budget).shuffle(order)
+        steps = self._steps(frame, order)
+        if self.nearness is None:
+            yield from steps
+            return
+        near = self.nearness
+        yield from sorted(steps, key=lambda child: near(child.s, consumed))  # stable: ties in the order above
+
+    def _steps(self, frame: _Frame, order: Sequence[int]) -> Iterator[_Frame]:
+        """The nodes after each step of ``order`` enabled at ``frame`` (within its fault budget) that changes the state."""
+        consumed, s = frame.consumed, frame.s
+        actions, runs, opts = self.actions.all, self.runs, self.opts
+        limited = self.faults is not None
         for i in order:
             if i in self.skipped:
                 continue

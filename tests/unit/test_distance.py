@@ -1,0 +1,93 @@
+"""The distance the log search prunes by and orders its steps by (conformance/logs/distance.py): no behaviour gets from a
+state to what a later state shows of the counters in fewer steps than the distance says. Checked between every two
+states of every committed trace the reference replays from Init and of the campaign's sampled walks, each node's line
+observing what a full log's would, with a count of the pairs where the distance is positive and where it is the steps
+between (so that the check is neither vacuous nor loose everywhere)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+from committed import replayed
+
+from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
+from autoswitch.conformance.logs.distance import COUNTERS, LOCAL, Terms
+from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event
+from autoswitch.conformance.logs.search import BROKER_HEARTBEAT
+from autoswitch.conformance.simulation.campaign import grid
+from autoswitch.reference import System, initial_system
+from autoswitch.reference.state import LiveInfo
+from autoswitch.reference.variables import variables
+
+
+def _event(node: str, observe: Mapping[str, Any]) -> Event:
+    return Event(f"{node}.ndjson", 2, node, None, 1, None, (), dict(observe))
+
+
+def _lines(v: Mapping[str, Any], nodes: Sequence[str]) -> list[Event]:
+    """What a full log's line of each node would observe of the counters in the state whose variables are ``v``."""
+    return [_event(node, {name: v[name] for name in (*COUNTERS, "alive")} if node == CONTROLLER_NODE else
+                   {name: v[name][node] for name in (*LOCAL, "acks", "log")}) for node in nodes]
+
+
+def _states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[System]:
+    engine = make_engine("reference", config)
+    out = [engine.state]
+    for action in actions:
+        engine.step(action)
+        out.append(engine.state)
+    return out
+
+
+def _check(actions: Sequence[Mapping[str, Any]], states: Sequence[System], where: str, counted: Counter[str]) -> None:
+    beat = not any(a["tag"] == BROKER_HEARTBEAT for a in actions)
+    nodes = (CONTROLLER_NODE, *sorted(states[0].procs))
+    for j, later in enumerate(states):
+        for e in _lines(variables(later), nodes):
+            terms = Terms.of(e, beat)
+            if terms is None:
+                continue
+            assert terms.steps(later) == 0, f"{where}: state {j}, {e.node}: {terms}"
+            for i in range(j):
+                d = terms.steps(states[i])
+                assert d <= j - i, f"{where}: from state {i} to {e.node}'s line at state {j}: distance {d}, {terms}"
+                counted["positive"] += d > 0
+                counted["tight"] += 0 < d == j - i
+
+
+def test_on_every_committed_trace() -> None:
+    counted: Counter[str] = Counter()
+    checked = 0
+    for name, (actions, states) in replayed(lambda config, actions: (actions, _states(config, actions))):
+        _check(actions, states, name, counted)
+        checked += 1
+    assert checked >= 50 and counted["positive"] >= 1000 and counted["tight"] >= 100, (checked, counted)
+
+
+def test_on_the_sampled_walks() -> None:
+    """Walk 0 of each safety configuration, where it passes (one fails its control and is not sampled)."""
+    counted: dict[str, Counter[str]] = {}
+    for name, walk, actions in sampled_walks(SAFETY, 1, 60, 1):
+        counted[name] = Counter()
+        _check(actions, _states(grid()[name].config, actions), f"{name} walk {walk}", counted[name])
+    assert len(counted) >= len(SAFETY) - 1 and all(c["tight"] for c in counted.values()), counted
+
+
+def test_each_term() -> None:
+    s = initial_system({"p1": "a:1", "p2": "b:1"}, "controller")
+    controller = _event(CONTROLLER_NODE, {"masterEpoch": 3, "nextBrokerId": 2})
+    assert Terms.of(controller, True).steps(s) == 3  # type: ignore[union-attr]  # masterEpoch 0 -> 3
+    local = Terms.of(_event("p1", {"localMasterEpoch": 2}), True)
+    assert local is not None and local.steps(s) == 2  # from the controller's masterEpoch 0
+    assert local.steps(attrs.evolve(s, procs=s.procs.set("p1", attrs.evolve(s.procs["p1"], local_master_epoch=2)))) == 0
+    # an alive entry: the heartbeat, and the entries its sender lacks (p1 and p2 have no broker id yet: either may be 1)
+    alive = {1: {"epoch": 0, "maxOffset": 4, "priority": 0}}
+    assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), True).steps(s) == 1 + 4  # type: ignore[union-attr]
+    assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), False) is None  # a controller-level heartbeat takes any
+    beaten = attrs.evolve(s, controller=attrs.evolve(s.controller, alive=s.controller.alive.set(1, LiveInfo(0, 4, 0))))
+    assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), True).steps(beaten) == 0  # type: ignore[union-attr]
+    assert Terms.of(_event("p2", {"log": [(1, 1), (2, 1)]}), True).steps(s) == 2  # type: ignore[union-attr]
