@@ -454,9 +454,6 @@ class _Problem:
         self.claims = tuple((node, name) for node, names in sorted(log.changes_logged.items()) for name in sorted(names))
         m = merged
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
-        # per event, per node the count of its events that cannot follow it: those of the same node before it, others'
-        # it does not precede (the events that may come before it, or are it)
-        self.before = [tuple(sum(1 for i in ids if not m.precedes(e.index, i)) for ids in m.by_node) for e in m.events]
         beat = not any(e.action is not None and e.action["tag"] == BROKER_HEARTBEAT for e in m.events)
         # (event index, its node's position in nodes, the event's place among its node's, nextMsg it needs at least) for
         # each event that needs a message written
@@ -464,6 +461,10 @@ class _Problem:
         # what each event shows of the counters (distance.py), and per node its events that show some, (place, index)
         self.terms = {e.index: terms for e in m.events if (terms := Terms.of(e, beat)) is not None}
         self.ahead = [[(c, i) for c, i in enumerate(ids) if i in self.terms] for ids in m.by_node]
+        # per event of those, per node the count of its events that cannot follow it: those of the same node before it,
+        # others' it does not precede (the events that may come before it, or are it)
+        self.before = {i: tuple(sum(1 for j in ids if not m.precedes(i, j)) for ids in m.by_node)
+                       for i in sorted({index for index, *_ in self.needs} | set(self.terms))}
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
         self.facts = Facts.of(m, kinds_for(a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped))
