@@ -47,8 +47,9 @@ of magnitude with the order it tries the steps in (heavy-tailed, as Gomes, Selma
 search, 1998). So every search starts again from Init after RESTART nodes expanded, then again after RESTART times
 each next term of Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...: Luby, Sinclair and Zuckerman, 1993). Its first run takes
 the unobserved steps in Next's order, each later one in an order drawn from the restart's number, the state's
-fingerprint and the steps left (the same on every run of the search), nearest first among them. Its memo stays: a node that failed in one order
-fails in every order, and a run that tries every behaviour refuses as one without restarts would.
+fingerprint and the steps left (the same on every run of the search); each takes them nearest first, ties in its
+order. Its memo stays: a node that failed in one order fails in every order, and a run that tries every behaviour
+refuses as one without restarts would.
 
 :func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
 with a small gap), then the few-faults ones, the fault-bounded exact one and the three with ``max_gap`` in turns of
