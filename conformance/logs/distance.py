@@ -23,12 +23,11 @@ from collections.abc import Mapping, Sequence
 from attrs import frozen
 
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event
+from autoswitch.conformance.logs.facts import COUNTERS  # the controller's: observed variable -> Controller attribute
 from autoswitch.conformance.trace.vocabulary import is_int
 from autoswitch.reference import System
 from autoswitch.reference.state import NO_ID, Process
 
-# the controller's counters: the observed variable -> the Controller attribute
-COUNTERS = {"masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch", "nextBrokerId": "next_broker_id"}
 # a process's epochs: the observed variable -> (the Process attribute, the Controller attribute it is taken from)
 LOCAL = {"localMasterEpoch": ("local_master_epoch", "master_epoch"),
          "localSyncStateSetEpoch": ("local_sync_state_set_epoch", "sync_state_set_epoch")}
@@ -98,8 +97,3 @@ def _lacks(q: Process, broker_id: int, offset: int, late: bool) -> int:
     if late:
         return 0
     return offset - q.leo if q.meta_file in (broker_id, NO_ID) else offset
-
-
-def distance(terms: Sequence[Terms], s: System) -> int:
-    """The largest distance from ``s`` to the events of ``terms``."""
-    return max((t.steps(s) for t in terms), default=0)

@@ -505,22 +505,19 @@ class _Problem:
         for index, node, place, need in self.needs:
             if need > written and consumed[node] <= place and need - written > most(index):
                 return True
-        for k, ahead in enumerate(self.ahead):
-            start = bisect.bisect_left(ahead, (consumed[k],))
-            for _, index in ahead[start:start + HORIZON]:
-                if self.terms[index].steps(s) > most(index):
-                    return True
-        return False
+        return any(self.terms[index].steps(s) > most(index) for index in self._ahead(consumed, HORIZON))
 
     def nearness(self, s: System, consumed: tuple[int, ...]) -> int:
         """How far ``s`` is from the events ahead: per node, the distance to its next event that shows counters, summed
         (the order Search._unobserved takes steps in)."""
-        total = 0
+        return sum(self.terms[index].steps(s) for index in self._ahead(consumed, 1))
+
+    def _ahead(self, consumed: tuple[int, ...], count: int) -> Iterator[int]:
+        """The indices of each node's next ``count`` events not consumed that show counters (distance.py)."""
         for k, ahead in enumerate(self.ahead):
             start = bisect.bisect_left(ahead, (consumed[k],))
-            if start < len(ahead):
-                total += self.terms[ahead[start][1]].steps(s)
-        return total
+            for _, index in ahead[start:start + count]:
+                yield index
 
 
 _Key = tuple[int, tuple[int, ...], bool, int, frozenset[tuple[str, str]]]  # a node's memo key (Search.memo)

@@ -15,8 +15,9 @@ from committed import replayed
 
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
-from autoswitch.conformance.logs.distance import COUNTERS, LOCAL, Terms
+from autoswitch.conformance.logs.distance import LOCAL, Terms
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event
+from autoswitch.conformance.logs.facts import COUNTERS
 from autoswitch.conformance.logs.search import BROKER_HEARTBEAT
 from autoswitch.conformance.simulation.campaign import grid
 from autoswitch.reference import System, initial_system
