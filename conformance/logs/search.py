@@ -33,13 +33,13 @@ against every interleaving of the steps no event needs, until an event many step
   step no event needs is never taken. Every behaviour it finds is one of the model's, but placing steps late may pile
   more than the gap before the event that needs them, so it may miss an explanation.
 - ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
-- few faults: lazy-carry with a budget of unobserved faults (FEW_FAULTS: 0, then 1; a fault tag of liveness.FAULT_KINDS
-  or a lost response, but a Crash whose process's next event is a logged Restart: Search._cost), for logs of runs where
-  faults are rare: with none to choose, the steps that remain are few.
-- fault-bounded exact: exact with a budget of unobserved faults, 0, then 1, 2, ... each starting when the one before
-  refuses (no behaviour with so few faults explains the log, which is no verdict): every behaviour with few faults is
-  tried before any with more. Its behaviours are some of the exact search's, so it skips a node that search has found
-  failing (its memo), as that search skips its own.
+- fault-bounded: a strategy with a budget of unobserved faults (a fault tag of liveness.FAULT_KINDS or a lost
+  response, but a Crash whose process's next event is a logged Restart: Search._cost), 0, then 1, 2, ... each starting
+  when the one before refuses (no behaviour with so few faults explains the log, which is no verdict), from its memo
+  (Search.more_faults), until one refuses that never left out a step for want of a fault: every behaviour with few
+  faults is tried before any with more. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the
+  steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search
+  has found failing (its memo), as that search skips its own.
 
 Restarts: a wrong early choice may be found wrong only many events later, after the search has tried it against every
 interleaving of the steps between, so the nodes a depth-first search expands before it explains a log vary by orders
@@ -51,13 +51,15 @@ fingerprint and the steps left (the same on every run of the search); each takes
 order. Its memo stays: a node that failed in one order fails in every order, and a run that tries every behaviour
 refuses as one without restarts would.
 
-:func:`_schedule` runs lazy-carry with each gap below ``max_gap`` in turn (a wrong early choice is found wrong cheaply
-with a small gap), then the few-faults ones, the fault-bounded exact one and the three with ``max_gap`` in turns of
-SLICE nodes expanded, each resuming where it paused. Where the clock counts steps, it runs only the fault-bounded
-exact search and the exact one (each gap has the clock's bound: the lazy searches, which move steps to later gaps,
-would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the
-nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the README,
-"Validating a system's logs").
+:func:`_schedule` runs fault-bounded lazy-carry with ``max_gap`` first, up to a third of ``max_states`` (it explains
+most logs cut from the default campaign's walks whose clock only orders, in a median of 245 nodes, and a log that
+needs more faults is most often refused as cheaply), then lazy-carry with each gap below ``max_gap`` in turn (a wrong
+early choice is found wrong cheaply with a small gap), then those paused, fault-bounded exact and the three with
+``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused. Where the clock counts steps, it runs
+only fault-bounded exact and exact (each gap has the clock's bound: the lazy searches, which move steps to later
+gaps, would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states``
+bounds the nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the
+README, "Validating a system's logs").
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
@@ -131,10 +133,9 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 # enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
 NEVER_UNOBSERVED = frozenset({"Consume"})
 BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
-FEW_FAULTS = (0, 1)  # the fault budgets of the lazy-carry searches that take few unobserved faults (module docstring)
 RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
 HORIZON = 3  # the events ahead of each node whose distance _Problem.hopeless checks
-PAUSE = 3  # a search with a gap below max_gap pauses after 1/PAUSE of max_states, then takes turns with the others
+PAUSE = 3  # the fault-bounded lazy-carry searches, then each with a gap below max_gap, pause after 1/PAUSE of max_states
 
 
 @frozen
@@ -546,14 +547,16 @@ class Search:
 
     def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None,
                  prune: bool = True, restart: int = RESTART, nearest: bool = True):
-        self.max_gap, self.strategy = max_gap, strategy
+        self.problem, self.max_gap, self.strategy = problem, max_gap, strategy
         # take the unobserved steps nearest to the events ahead first (_Problem.nearness; else in Next's order)
+        self.nearest = nearest
         self.nearness = problem.nearness if nearest and problem.terms else None
         # restarts (module docstring): the nodes before the first (0: none), the restarts so far (0: the first run, in
         # Next's order), and the nodes expanded at which the next one comes
         self.restart, self.restarts = restart, 0
         self.restart_at = restart
         self.faults = faults  # None: unlimited; else the unobserved faults a behaviour may take
+        self.starved = False  # whether it left out a step for want of a fault to spend (more_faults)
         self.fault = problem.fault
         self.lazy = strategy != EXACT
         # the unused steps of a gap the next may take, at most (none where the clock counts steps: it bounds each gap)
@@ -585,6 +588,18 @@ class Search:
         """The strategy, its gap and its fault budget: ``lazy-carry, gap 4, at most 1 fault unobserved``."""
         faults = "" if self.faults is None else f", at most {self.faults} fault{'' if self.faults == 1 else 's'} unobserved"
         return f"{self.strategy}, gap {self.max_gap}{faults}"
+
+    def more_faults(self) -> Search | None:
+        """The same search with one unobserved fault more, after this fault-bounded one refused; None where it never left
+        out a step for want of a fault (it tried every behaviour its strategy has: more faults change nothing). It starts
+        with this one's memo: a node's key holds the faults left, and a node fails with as many left whatever the search
+        began with."""
+        assert self.faults is not None and self.verdict == REFUSED
+        if not self.starved:
+            return None
+        following = Search(self.problem, self.max_gap, self.strategy, self.faults + 1, self.prune, self.restart, self.nearest)
+        following.memo, following.refuted = self.memo, self.refuted
+        return following
 
     def _consume(self, e: Event, s: System) -> list[Fit]:
         """The states after event ``e`` from ``s``, with the record and outcome of its step; the preferred first
@@ -754,6 +769,7 @@ class Search:
                 continue
             cost = self._cost(i, consumed) if limited else 0
             if cost and frame.faults == 0:
+                self.starved = True
                 continue
             try:
                 w, outcome = runs[i](s, actions[i], opts)  # type: ignore[misc]
@@ -912,21 +928,35 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 
 def _schedule(problem: _Problem, max_gap: int, max_states: int,
               turned: Callable[[list[Search]], None] = lambda searches: None) -> tuple[list[Search], list[_Frame] | None]:
-    """The searches run on ``problem`` and the explanation found, if one was: the lazy-carry search with each gap
-    below ``max_gap`` in turn, each pausing after 1/PAUSE of ``max_states`` nodes expanded, then the paused ones, the
-    few-faults ones (FEW_FAULTS), the fault-bounded exact one (0 faults, then one more each time it refuses) and the
-    lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many as
-    the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
+    """The searches run on ``problem`` and the explanation found, if one was: the fault-bounded lazy-carry search with
+    ``max_gap`` (0 faults, then one more each time it refuses: Search.more_faults) until 1/PAUSE of ``max_states`` nodes
+    expanded; then the lazy-carry search with each gap below ``max_gap`` in turn, each pausing after 1/PAUSE of
+    ``max_states``; then the paused ones, the fault-bounded exact one (0 faults, then one more each time it refuses) and
+    the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many
+    as the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
     steps, the fault-bounded exact search and the exact one only. It ends at an explanation, at the exact search's
-    refusal (the only refusal that ends it: another search that refuses leaves the turns; where it pruned, the exact
-    search without pruning then runs with the budget left, to name the event refused), or at the budget. ``turned``
-    hears the searches after each turn."""
+    refusal (the only refusal that ends it: another search that refuses leaves the turns, a fault-bounded one for the
+    one with a fault more; where the exact search pruned, it then runs without pruning with the budget left, to name
+    the event refused), or at the budget. ``turned`` hears the searches after each turn."""
     searches: list[Search] = []
 
     def left() -> int:
         return max_states - sum(x.expanded for x in searches)
 
     paused: list[Search] = []
+    carry = Search(problem, max_gap, CARRY, 0) if max_gap and not problem.steps else None
+    if carry is not None:
+        searches.append(carry)
+        while (room := min(left(), max_states // PAUSE - sum(x.expanded for x in searches))) > 0:
+            frames = carry.run(carry.expanded + room)
+            turned(searches)
+            if frames is not None:
+                return searches, frames
+            following = carry.more_faults() if carry.verdict == REFUSED else None
+            if following is None:
+                break
+            carry = following
+            searches.append(carry)
     for gap in [] if problem.steps else gaps(max_gap)[:-1]:
         search = Search(problem, gap, CARRY)
         searches.append(search)
@@ -936,13 +966,12 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
             return searches, frames
         if search.verdict is None:
             paused.append(search)
-    few = [Search(problem, max_gap, CARRY, faults) for faults in FEW_FAULTS] if max_gap and not problem.steps else []
     # the fault-bounded exact searches: 0 faults, then 1, 2, ... (none with no unobserved step: each would be the exact one)
     chain = Search(problem, max_gap, EXACT, 0) if max_gap else None
     strategies = (EXACT,) if not max_gap or problem.steps else (LAZY, CARRY, EXACT)
-    turns = [*few, *([chain] if chain else []), *(Search(problem, max_gap, strategy) for strategy in strategies)]
+    turns = [*([chain] if chain else []), *(Search(problem, max_gap, strategy) for strategy in strategies)]
     searches += turns
-    turns = paused + turns
+    turns = paused + ([carry] if carry is not None and carry.verdict is None else []) + turns
     exact = turns[-1]
     if chain:
         chain.refuted = exact.memo
@@ -962,12 +991,11 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
                     if found is not None:
                         raise RuntimeError("pruning (_Problem.hopeless) refused a log a search without it explains")
                 return searches, None
-            if search is chain and search.verdict == REFUSED:  # no behaviour with so few faults: one more, in its place
-                assert search.faults is not None
-                chain = Search(problem, max_gap, EXACT, search.faults + 1)
-                chain.refuted = exact.memo
-                searches.append(chain)
-                turns[turns.index(search)] = chain
+            if search.faults is not None and search.verdict == REFUSED:  # too few faults: one more, in its place
+                following = search.more_faults()
+                if following is not None:
+                    searches.append(following)
+                    turns[turns.index(search)] = following
     return searches, None
 
 
@@ -1015,7 +1043,8 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
                 and x.verdict == REFUSED]
     refusal = min(refusals, key=lambda x: x.prune, default=None)  # the one without pruning, where it finished
     seconds = round(time.perf_counter() - started, 3)
-    size = (sum(x.expanded for x in searches), sum(len(x.memo) for x in searches), seconds)
+    memos = {id(x.memo): x.memo for x in searches}  # a fault-bounded search's shares the one's before (more_faults)
+    size = (sum(x.expanded for x in searches), sum(len(memo) for memo in memos.values()), seconds)
     if frames is None:
         if refusal is not None:
             status, reason, search = REFUSED, "", refusal

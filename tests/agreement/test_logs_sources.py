@@ -306,13 +306,14 @@ def test_a_one_node_log_needs_the_stray_requests_the_walk_took(tmp_path: Path) -
 @pytest.mark.slow
 def test_a_controller_log_is_cheap_where_its_header_says_what_it_logs_at_every_change(tmp_path: Path) -> None:
     """safe-hw-2p's walk 500 (40 steps), one of the default campaign's samples, cut to the controller's events, the role
-    changes and the truncations, its clock only ordering: explained in about 10,000 states where its header says which
-    variables each node logs at every change (changesLogged), not within 50,000 without that claim."""
+    changes and the truncations, its clock only ordering: explained in under 30,000 states (28,226, the fault-bounded
+    searches' refusals among them) where its header says which variables each node logs at every change
+    (changesLogged), not within 50,000 without that claim."""
     _, _, actions = next(w for w in bench.sampled_walks(["safe-hw-2p"], 1000, 40, 1) if w[1] == 500)
     log = cut.clock_orders_only(cut.controller_view(cut.walk_log(grid()["safe-hw-2p"].config, actions)))
     assert log.meta[CHANGES_LOGGED][cut.CONTROLLER]
     claimed = validate(log.write(tmp_path / "claimed"), max_gap=cut.max_gap(log), max_states=50_000)
-    assert claimed.ok and claimed.expanded < 25_000, claimed.describe()
+    assert claimed.ok and claimed.expanded < 30_000, claimed.describe()
     without = cut.CutLog({k: v for k, v in log.meta.items() if k != CHANGES_LOGGED}, log.events)
     verdict = validate(without.write(tmp_path / "without"), max_gap=cut.max_gap(log), max_states=50_000)
     assert verdict.status == GAVE_UP, verdict.describe()

@@ -1,8 +1,10 @@
 """The strategies of ``validate``'s search (conformance/logs/search.py, spec/README.md "Event logs"), each run alone on
 logs cut from sampled walks: the lazy search explains a controller-only log the exact one cannot within the same
 budget; lazy-carry explains a one-node log whose steps the lazy search piles up past the gap, and ``validate`` then
-explains it, since only the exact search's refusal is a verdict; the fault-bounded exact searches explain with few
-faults first, and their refusals are no verdict; a search resumed in slices is the search run at once; and every
+explains it, since only the exact search's refusal is a verdict; the fault-bounded searches explain with few faults
+first, their refusals are no verdict, each with a fault more starts from the memo of the one before, and the chain
+ends where more faults change nothing; fault-bounded lazy-carry, run first, explains a 100-step controller view the
+search without a fault budget gives up on; a search resumed in slices is the search run at once; and every
 strategy's explanation is a behaviour of the model that meets every event of the log."""
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from autoswitch.conformance.logs.search import (
     CARRY,
     EXACT,
     EXPLAINED,
-    FEW_FAULTS,
     GAVE_UP,
     LAZY,
     NEVER_UNOBSERVED,
@@ -129,6 +130,22 @@ def test_nearest_first_explains_a_log_nexts_order_gives_up_on(tmp_path: Path) ->
     assert nexts.run(budget) is None and nexts.verdict is None and nexts.restarts > 0
 
 
+def test_fault_bounded_lazy_carry_first_explains_a_log_the_unbounded_one_gives_up_on(tmp_path: Path) -> None:
+    """The implementation's controller view of a walk the default campaign samples at 100 steps, its clock only
+    ordering (up to 23 steps between two events): lazy-carry with no unobserved fault to spend explains it, and without
+    a fault budget gives up within as many states (lost responses, crashes and expiries, tried at each step, multiply
+    the hidden interleavings); ``validate`` runs the fault-bounded one first and explains the log within that budget
+    (with the small-gap searches first, it gave up at 200,000)."""
+    name, budget = "safe-rocketmq-3p", 20_000
+    _, _, actions = next(w for w in bench.sampled_walks([name], 1000, 100, 1) if w[1] == 750)
+    problem, gap = _cut_problem(grid()[name].config, actions, "impl", "controller-roles-truncations", tmp_path)
+    bounded, unbounded = Search(problem, gap, CARRY, 0), Search(problem, gap, CARRY)
+    assert bounded.run(budget) is not None and bounded.verdict == EXPLAINED, bounded.expanded
+    assert unbounded.run(budget) is None and unbounded.verdict is None
+    verdict = validate(problem.log, max_gap=gap, max_states=budget)
+    assert verdict.ok and verdict.found_by == f"lazy-carry, gap {gap}, at most 0 faults unobserved", verdict.describe()
+
+
 @pytest.mark.parametrize("strategy", [EXACT, LAZY, CARRY])
 @pytest.mark.parametrize(("name", "label"), [("safe-rocketmq-2p", "controller-roles-truncations"),
                                               ("safe-kip279-2p", "one-node"), ("safe-rocketmq-2p", "every-3rd")])
@@ -232,20 +249,40 @@ def _crash_log(tmp: Path, meta: dict, down: int = 7, last: dict | None = None) -
 
 
 def test_a_fault_budget_bounds_the_unobserved_faults(tmp_path: Path) -> None:
-    """FEW_FAULTS, on the crash log: the lazy-carry search with no fault to spend refuses, with one it explains, and
-    validate finds that explanation."""
+    """On the crash log: the lazy-carry search with no fault to spend refuses, the one with a fault more
+    (Search.more_faults) explains, and validate, which runs these first, finds that explanation."""
     path = _crash_log(tmp_path, {})
     log = read_log(path)
     problem = _Problem(log, merge(log))
-    assert FEW_FAULTS[0] == 0
-    none, one = Search(problem, 2, CARRY, 0), Search(problem, 2, CARRY, 1)
-    assert none.run(BUDGET) is None and none.verdict == REFUSED
+    none = Search(problem, 2, CARRY, 0)
+    assert none.run(BUDGET) is None and none.verdict == REFUSED and none.starved
+    one = none.more_faults()
+    assert one is not None and one.faults == 1 and one.strategy == CARRY and one.memo is none.memo
     frames = one.run(BUDGET)
     assert frames is not None and one.verdict == EXPLAINED
     hidden = [f.via[0]["tag"] for f in frames if f.via is not None and f.via[0] is not None and f.via[2] is None]
     assert hidden == ["Crash"], hidden
     verdict = validate(path, max_gap=2)
-    assert verdict.ok and "at most 0 faults" not in verdict.found_by, verdict.describe()
+    assert verdict.ok and verdict.found_by == "lazy-carry, gap 2, at most 1 fault unobserved", verdict.describe()
+
+
+def test_more_faults_keeps_the_memo_and_ends_where_faults_change_nothing(tmp_path: Path) -> None:
+    """Search.more_faults, on the crash log with crashes logged every time (no behaviour explains it): each exact search
+    with a fault budget refuses; the one with a fault more starts from its memo and expands fewer states than the same
+    search alone; and the chain ends at the first that never left out a step for want of a fault."""
+    log = read_log(_crash_log(tmp_path, {"clockCountsSteps": True, "complete": ["Crash", "CrashTorn"]}))
+    problem = _Problem(log, merge(log))
+    search: Search | None = Search(problem, 2, EXACT, 0)
+    budgets = []
+    while search is not None:
+        assert search.run(BUDGET) is None and search.verdict == REFUSED
+        budgets.append(search.faults)
+        if search.faults == 1:
+            alone = Search(problem, 2, EXACT, 1)
+            assert alone.run(BUDGET) is None and alone.verdict == REFUSED
+            assert search.expanded < alone.expanded, (search.expanded, alone.expanded)
+        last, search = search, search.more_faults()
+    assert budgets == [0, 1, 2] and not last.starved
 
 
 def test_pruning_skips_the_states_that_cannot_write_what_a_later_event_shows(tmp_path: Path) -> None:
