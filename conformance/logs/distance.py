@@ -11,6 +11,7 @@ so that it writes, transfers, elects and beats where the log shows that they hap
 | a process's ``localMasterEpoch`` or ``localSyncStateSetEpoch`` other than its own | the value less the controller's ``masterEpoch`` (``syncStateSetEpoch``) | broker.py: a process takes its epochs from the controller's answers, computed from the controller's state when the request is handled (a late one's too: faults.deliver_late) |
 | an entry of the controller's ``alive`` or a master's ``acks`` other than the state's | one step per entry (the heartbeat, the Ack that sets it), then the entries its sender's log lacks: the largest over the entries of the offset less the log end of the process that sends it (the least over the processes that may: one with that broker id or none yet, every other only after WipeDisk, which empties its log; none for a process with a late heartbeat pending) | controller.py broker_heartbeat: the sender's (epoch, log end), SendHeartbeat; replication.py Ack: the slave's log end; a step appends at most one entry to one log (Write, Transfer) |
 | a process's ``log`` | its length less the process's log end | the same |
+| a process's ``confirmOffset``, ``flushed``, or its ``epochFile``'s last start offset | the value less the process's log end | each is at most the log end in every state: each is set to a log end or the least of one and another value (acks.py, replication.py, masterslave.py, dledger.py), and a truncation or a crash cuts each with the log (truncate_slave, broker.crash_keeping; epoch_cache drops the entries starting at or past the cut) |
 
 The distance is the largest counter term, or the reports and the entries lacking, where larger. tests/unit/test_distance.py
 checks that it is at most the steps between every two states of every committed trace and sampled walk.
@@ -37,7 +38,8 @@ LOCAL = {"localMasterEpoch": ("local_master_epoch", "master_epoch"),
 class Terms:
     """What one event observes that the distance counts: the controller's counters, the node's epochs, ``alive``'s
     entries (broker id, epoch, maxOffset: none where a broker's heartbeat is not the only one, messages_needed), the
-    node's ``acks`` (broker id, offset) and its log's length (-1: none)."""
+    node's ``acks`` (broker id, offset) and the entries its log has at least (-1: none): its length, its confirmOffset, its
+    flushed offset, its epoch file's last start offset."""
 
     node: str
     counters: tuple[tuple[str, int], ...] = ()
@@ -61,6 +63,13 @@ class Terms:
         acks = tuple((b, v) for b, v in o["acks"].items() if is_int(b) and is_int(v)) \
             if not controller and isinstance(o.get("acks"), Mapping) else ()
         log = len(o["log"]) if not controller and isinstance(o.get("log"), Sequence) else -1
+        for name in () if controller else ("confirmOffset", "flushed"):  # each at most the log end (Terms' table)
+            if is_int(o.get(name)):
+                log = max(log, o[name])
+        epochs = o.get("epochFile")
+        if not controller and isinstance(epochs, Sequence) and epochs and isinstance(epochs[-1], Sequence) \
+                and len(epochs[-1]) == 2 and is_int(epochs[-1][1]):
+            log = max(log, epochs[-1][1])
         terms = cls(e.node, counters, local, tuple(alive), acks, log)
         return terms if counters or local or alive or acks or log > 0 else None
 

@@ -17,11 +17,12 @@ with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, eve
 again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
 (messages_needed), whose state contradicts what a later event observes by a fact it fixes for every later state
 (facts.py), or that is more steps from what an event ahead shows of the counters (epochs, the broker id counter, the
-log ends heartbeats and Acks report) than the steps before it (distance.py), is skipped (_Problem.hopeless); where
-that search refuses, :func:`_schedule` runs one without it to name the event refused. A node's unobserved steps are
-taken nearest first: by the distance of the state after each to the next event of each node that shows counters,
-summed (_Problem.nearness; ties in Next's order), so that the search elects, writes, transfers and beats where the log
-shows that these happened before it tries the steps no event needs.
+log ends heartbeats and Acks report, the least log end a log, confirmOffset, flushed offset or epoch file implies)
+than the steps before it (distance.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule`
+runs one without it to name the event refused. A node's unobserved steps are taken nearest first: by the distance of
+the state after each to the next event of each node that shows counters, summed (_Problem.nearness; ties in Next's
+order), so that the search elects, writes, transfers and beats where the log shows that these happened before it
+tries the steps no event needs.
 
 The strategies (:class:`Search`), because a sparse log (a controller's events only, one node's, every third) leaves
 most steps unobserved, and the exact search then tries each wrong early choice (a response lost or not, a broker id)

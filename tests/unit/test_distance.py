@@ -32,7 +32,7 @@ def _event(node: str, observe: Mapping[str, Any]) -> Event:
 def _lines(v: Mapping[str, Any], nodes: Sequence[str]) -> list[Event]:
     """What a full log's line of each node would observe of the counters in the state whose variables are ``v``."""
     return [_event(node, {name: v[name] for name in (*COUNTERS, "alive")} if node == CONTROLLER_NODE else
-                   {name: v[name][node] for name in (*LOCAL, "acks", "log")}) for node in nodes]
+                   {name: v[name][node] for name in (*LOCAL, "acks", "log", "confirmOffset", "flushed", "epochFile")}) for node in nodes]
 
 
 def _states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[System]:
@@ -92,3 +92,15 @@ def test_each_term() -> None:
     beaten = attrs.evolve(s, controller=attrs.evolve(s.controller, alive=s.controller.alive.set(1, LiveInfo(0, 4, 0))))
     assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), True).steps(beaten) == 0  # type: ignore[union-attr]
     assert Terms.of(_event("p2", {"log": [(1, 1), (2, 1)]}), True).steps(s) == 2  # type: ignore[union-attr]
+
+
+def test_what_a_log_end_bounds() -> None:
+    """A process's confirmOffset, flushed offset and epoch file's last start are each at most its log end: the entries
+    its log lacks of each are steps (a Write or Transfer appends one)."""
+    s = initial_system({"p1": "a:1", "p2": "b:1"}, "controller")
+    for observe, steps in (({"confirmOffset": 3}, 3), ({"flushed": 2}, 2), ({"epochFile": [(1, 0), (2, 4)]}, 4),
+                           ({"confirmOffset": 1, "log": [(1, 1), (2, 1)]}, 2)):
+        terms = Terms.of(_event("p1", observe), True)
+        assert terms is not None and terms.steps(s) == steps, observe
+    written = attrs.evolve(s, procs=s.procs.set("p1", attrs.evolve(s.procs["p1"], log=((1, 1), (2, 1), (3, 1)))))
+    assert Terms.of(_event("p1", {"confirmOffset": 3}), True).steps(written) == 0  # type: ignore[union-attr]
