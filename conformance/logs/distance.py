@@ -62,14 +62,13 @@ class Terms:
                     alive.append((b, live["epoch"], live["maxOffset"]))
         acks = tuple((b, v) for b, v in o["acks"].items() if is_int(b) and is_int(v)) \
             if not controller and isinstance(o.get("acks"), Mapping) else ()
-        log = len(o["log"]) if not controller and isinstance(o.get("log"), Sequence) else -1
-        for name in () if controller else ("confirmOffset", "flushed"):  # each at most the log end (Terms' table)
-            if is_int(o.get(name)):
-                log = max(log, o[name])
-        epochs = o.get("epochFile")
-        if not controller and isinstance(epochs, Sequence) and epochs and isinstance(epochs[-1], Sequence) \
-                and len(epochs[-1]) == 2 and is_int(epochs[-1][1]):
-            log = max(log, epochs[-1][1])
+        log = -1
+        if not controller:  # the log's length, and what is at most the log end (the table above)
+            epochs = o.get("epochFile")
+            last = epochs[-1] if isinstance(epochs, Sequence) and epochs else None
+            shown = [len(o["log"]) if isinstance(o.get("log"), Sequence) else -1, o.get("confirmOffset"), o.get("flushed"),
+                     last[1] if isinstance(last, Sequence) and len(last) == 2 else None]
+            log = max(v for v in shown if is_int(v))
         terms = cls(e.node, counters, local, tuple(alive), acks, log)
         return terms if counters or local or alive or acks or log > 0 else None
 

@@ -31,8 +31,9 @@ def _event(node: str, observe: Mapping[str, Any]) -> Event:
 
 def _lines(v: Mapping[str, Any], nodes: Sequence[str]) -> list[Event]:
     """What a full log's line of each node would observe of the counters in the state whose variables are ``v``."""
+    process = (*LOCAL, "acks", "log", "confirmOffset", "flushed", "epochFile")
     return [_event(node, {name: v[name] for name in (*COUNTERS, "alive")} if node == CONTROLLER_NODE else
-                   {name: v[name][node] for name in (*LOCAL, "acks", "log", "confirmOffset", "flushed", "epochFile")}) for node in nodes]
+                   {name: v[name][node] for name in process}) for node in nodes]
 
 
 def _states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[System]:
