@@ -9,7 +9,7 @@ so that it writes, transfers, elects and beats where the log shows that they hap
 |---|---|---|
 | the controller's ``masterEpoch``, ``syncStateSetEpoch``, ``nextBrokerId`` | the value less the controller's | controller.py: each is set to one more, kept, or reset to its initial value (ControllerMetadataLoss, CleanBrokerData), from which it climbs one a step again |
 | a process's ``localMasterEpoch`` or ``localSyncStateSetEpoch`` other than its own | the value less the controller's ``masterEpoch`` (``syncStateSetEpoch``) | broker.py: a process takes its epochs from the controller's answers, computed from the controller's state when the request is handled (a late one's too: faults.deliver_late) |
-| an entry of the controller's ``alive`` or a master's ``acks`` other than the state's | one step per entry (the heartbeat, the Ack that sets it), then the entries its sender's log lacks: the largest over the entries of the offset less the log end of the process that sends it (the least over the processes that may: one with that broker id or none yet, every other only after WipeDisk, which empties its log; none for a process with a late heartbeat pending) | controller.py broker_heartbeat: the sender's (epoch, log end), SendHeartbeat; replication.py Ack: the slave's log end; a step appends at most one entry to one log (Write, Transfer) |
+| an entry of the controller's ``alive`` or a master's ``acks`` other than the state's | one step per entry (the heartbeat, the Ack that sets it), then the steps its sender's log takes to end at the offset: the largest over the entries of the offset less the log end of the process that sends it, or, for a heartbeat from a longer log, the step that cuts it (the least over the processes that may: one with that broker id or none yet, every other only after WipeDisk, which empties its log; none for a process whose late heartbeat pending reports that broker id and offset, faults.late_request) | controller.py broker_heartbeat: the sender's (epoch, log end), SendHeartbeat, which changes no log; replication.py Ack: the slave's log end, and Handshake: the point it cuts the slave's log at; a step appends at most one entry to one log (Write, Transfer) |
 | a process's ``log`` | its length less the process's log end | the same |
 | a process's ``confirmOffset``, ``flushed``, or its ``epochFile``'s last start offset | the value less the process's log end | each is at most the log end in every state: each is set to a log end or the least of one and another value (acks.py, replication.py, masterslave.py, dledger.py), and a truncation or a crash cuts each with the log (truncate_slave, broker.crash_keeping; epoch_cache drops the entries starting at or past the cut) |
 
@@ -20,6 +20,7 @@ checks that it is at most the steps between every two states of every committed 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from attrs import frozen
 
@@ -29,6 +30,7 @@ from autoswitch.conformance.trace.vocabulary import is_int
 from autoswitch.reference import System
 from autoswitch.reference.state import NO_ID, Process
 
+BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request (a late heartbeat's record), whose maxOffset is any
 # a process's epochs: the observed variable -> (the Process attribute, the Controller attribute it is taken from)
 LOCAL = {"localMasterEpoch": ("local_master_epoch", "master_epoch"),
          "localSyncStateSetEpoch": ("local_sync_state_set_epoch", "sync_state_set_epoch")}
@@ -86,22 +88,27 @@ class Terms:
             live = c.alive.get(b)
             if live is None or (live.epoch, live.max_offset) != (epoch, offset):
                 reports += 1
-                lacking = max(lacking, _lacking(s, b, offset))
+                lacking = max(lacking, _lacking(s, b, offset, True))
         if proc is not None:
             for b, offset in self.acks:
                 if proc.acks.get(b) != offset:
                     reports += 1
-                    lacking = max(lacking, _lacking(s, b, offset))
+                    lacking = max(lacking, _lacking(s, b, offset, False))
             lacking = max(lacking, self.log - proc.leo)
         return max(counters, reports + lacking)
 
 
-def _lacking(s: System, broker_id: int, offset: int) -> int:
-    """The fewest entries the log of the process that reports ``offset`` as broker ``broker_id`` still lacks (Terms)."""
-    return max(0, min(_lacks(q, broker_id, offset, p in s.late) for p, q in s.procs.items()))
+def _lacking(s: System, broker_id: int, offset: int, beat: bool) -> int:
+    """The fewest steps the log of the process that reports ``offset`` as broker ``broker_id`` still takes to end there
+    (Terms), in a heartbeat where ``beat`` (else an Ack)."""
+    return max(0, min(_lacks(q, broker_id, offset, beat, s.late.get(p) if beat else None) for p, q in s.procs.items()))
 
 
-def _lacks(q: Process, broker_id: int, offset: int, late: bool) -> int:
-    if late:
-        return 0
-    return offset - q.leo if q.meta_file in (broker_id, NO_ID) else offset
+def _lacks(q: Process, broker_id: int, offset: int, beat: bool, late: Mapping[str, Any] | None) -> int:
+    if late is not None and (late.get("tag"), late.get("brokerId"), late.get("maxOffset")) == (BROKER_HEARTBEAT, broker_id, offset):
+        return 0  # its late heartbeat reports it (a late request is computed when sent: faults.late_request)
+    if q.meta_file not in (broker_id, NO_ID):
+        return offset
+    # a log longer than the offset is cut first, by a step of its own where a heartbeat reports it (a Handshake cuts
+    # the slave's log and sets the master's ack at once)
+    return int(beat) if q.leo > offset else offset - q.leo

@@ -93,7 +93,7 @@ from attrs import frozen
 from autoswitch.conformance.check.fingerprint import Fingerprints
 from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
-from autoswitch.conformance.logs.distance import Terms
+from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.facts import Facts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
@@ -133,7 +133,6 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 # yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
 # enabled, so it explains the log whenever the other does, in fewer steps. So Consume is never taken unobserved.
 NEVER_UNOBSERVED = frozenset({"Consume"})
-BROKER_HEARTBEAT = "BrokerHeartbeat"  # the controller-level request, whose maxOffset is any (messages_needed)
 RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
 HORIZON = 3  # the events ahead of each node whose distance _Problem.hopeless checks
 PAUSE = 3  # the fault-bounded lazy-carry searches, then each with a gap below max_gap, pause after 1/PAUSE of max_states

@@ -12,13 +12,13 @@ from typing import Any
 
 import attrs
 from committed import replayed
+from frozendict import frozendict
 
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
-from autoswitch.conformance.logs.distance import LOCAL, Terms
+from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, LOCAL, Terms
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event
 from autoswitch.conformance.logs.facts import COUNTERS
-from autoswitch.conformance.logs.search import BROKER_HEARTBEAT
 from autoswitch.conformance.simulation.campaign import grid
 from autoswitch.reference import System, initial_system
 from autoswitch.reference.state import LiveInfo
@@ -92,6 +92,18 @@ def test_each_term() -> None:
     assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), False) is None  # a controller-level heartbeat takes any
     beaten = attrs.evolve(s, controller=attrs.evolve(s.controller, alive=s.controller.alive.set(1, LiveInfo(0, 4, 0))))
     assert Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), True).steps(beaten) == 0  # type: ignore[union-attr]
+    # a late heartbeat pending delivers what its sender had when it was sent (faults.late_request): that report only
+    heartbeat = Terms.of(_event(CONTROLLER_NODE, {"alive": alive}), True)
+    assert heartbeat is not None
+    late = {"tag": BROKER_HEARTBEAT, "brokerId": 1, "epoch": 0, "maxOffset": 4, "priority": 0}
+    assert heartbeat.steps(attrs.evolve(s, late=s.late.set("p1", frozendict(late)))) == 1
+    for other in ({**late, "maxOffset": 3}, {**late, "brokerId": 2}):
+        assert heartbeat.steps(attrs.evolve(s, late=s.late.set("p1", frozendict(other)))) == 1 + 4, other
+    # a heartbeat from a log longer than it reports: a step cuts the log first (both processes may be broker 1)
+    longer = attrs.evolve(s.procs["p1"], log=tuple((m, 1) for m in range(6)))
+    assert heartbeat.steps(attrs.evolve(s, procs=s.procs.set("p1", longer).set("p2", longer))) == 1 + 1
+    acked = Terms.of(_event("p1", {"acks": {2: 4}}), True)  # a Handshake cuts the slave's log and sets the ack at once
+    assert acked is not None and acked.steps(attrs.evolve(s, procs=s.procs.set("p2", longer))) == 1
     assert Terms.of(_event("p2", {"log": [(1, 1), (2, 1)]}), True).steps(s) == 2  # type: ignore[union-attr]
 
 
