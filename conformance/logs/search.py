@@ -482,31 +482,30 @@ class _Problem:
         observes = self.merged.events[following].action is None
         return max(0, self.merged.value(following) - clock - (0 if observes else 1))
 
+    def room(self, frame: _Frame, index: int, per_event: int) -> int:
+        """The most steps a behaviour takes from the node to the state of event ``index``: the node's ``budget`` of
+        unobserved steps before the next event, then, where the clock counts steps, that event's own step where it has an
+        action (one that only observes shows the state after a step of the budget: bound) and those from its clock to
+        the event's (each a step), else ``per_event`` for each event that may come before it or is it (its step, and the
+        unobserved steps after the one before)."""
+        consumed, m = frame.consumed, self.merged
+        if not self.steps:
+            return frame.budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
+        first = m.first_unconsumed(consumed)  # the candidate order is by clock: its first event left has the smallest
+        return frame.budget + (m.events[first].action is not None) + m.value(index) - m.value(first)
+
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
         """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more
         messages written (messages_needed), or more steps (distance.py: of the next HORIZON events of each node that
-        show counters), than the steps before it can take: at most the node's ``budget`` of unobserved steps before the
-        next event, then, where the clock counts steps, those from the smallest clock left to the event's (each a
-        step), else ``per_event`` for each event that may come before it or is it (its step, and the unobserved steps
-        after the one before)."""
-        s, consumed, m = frame.s, frame.consumed, self.merged
+        show counters), than a behaviour takes before it (room)."""
+        s, consumed = frame.s, frame.consumed
         if self.facts.contradiction(s, consumed) is not None:
             return True
-        smallest = -1
-
-        def most(index: int) -> int:
-            nonlocal smallest
-            if not self.steps:
-                return frame.budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
-            if smallest < 0:  # the candidate order is by clock: its first event left has the smallest
-                smallest = m.value(m.first_unconsumed(consumed))
-            return frame.budget + m.value(index) - smallest + 1
-
         written = s.next_msg
         for index, node, place, need in self.needs:
-            if need > written and consumed[node] <= place and need - written > most(index):
+            if need > written and consumed[node] <= place and need - written > self.room(frame, index, per_event):
                 return True
-        return any(self.terms[index].steps(s) > most(index) for index in self._ahead(consumed, HORIZON))
+        return any(self.terms[index].steps(s) > self.room(frame, index, per_event) for index in self._ahead(consumed, HORIZON))
 
     def nearness(self, s: System, consumed: tuple[int, ...]) -> int:
         """How far ``s`` is from the events ahead: per node, the distance to its next event that shows counters, summed

@@ -32,6 +32,7 @@ from autoswitch.conformance.logs.search import (
     Search,
     _behaviour,
     _fits,
+    _Frame,
     _Problem,
     luby,
     validate,
@@ -294,6 +295,26 @@ def test_pruning_skips_the_states_that_cannot_write_what_a_later_event_shows(tmp
     assert pruning.run(BUDGET) is not None and plain.run(BUDGET) is not None
     assert pruning.pruned > 0 and plain.pruned == 0
     assert pruning.expanded < plain.expanded, (pruning.expanded, plain.expanded)
+
+
+def test_room_is_the_steps_a_walk_takes_to_each_event(tmp_path: Path) -> None:
+    """_Problem.room, which bounds the steps pruning allows, where the clock counts steps: on every third event of a
+    walk, from the walk's state after each event with the gap the search gives it, the room to each later event is
+    the steps the walk took to it, its clock less the event's (one more would let pruning keep a node it could skip)."""
+    config, actions = _walk("safe-rocketmq-2p", 0)
+    problem, gap = _cut_problem(config, actions, "walk", "every-3rd", tmp_path, steps=True)
+    states, m, search = trace_states(config, actions), problem.merged, Search(problem, gap, EXACT)
+    checked = 0
+    for i in range(len(m.events) - 1):
+        consumed = tuple(sum(1 for j in ids if j <= i) for ids in m.by_node)
+        if m.in_step(consumed):
+            continue
+        clock = m.value(i)
+        frame = _Frame(states[clock], 0, consumed, search._gap(clock, consumed, 0), True, None)
+        for j in range(i + 1, len(m.events)):
+            assert problem.room(frame, j, search.per_event) == m.value(j) - clock, (i, j)
+            checked += 1
+    assert checked >= 40, checked
 
 
 def test_a_refusal_after_pruning_names_the_event_no_behaviour_explains(tmp_path: Path) -> None:
