@@ -15,10 +15,12 @@ observation only once every breaker among the events that may come before it is 
 | ``lost``: a message written (its id below ``nextMsg``) that no log holds is never held again | none | the same |
 | ``unwritten``: a message not yet written (its id ``nextMsg`` or above) is written at an epoch some process holds as its ``localMasterEpoch``, or at the controller's ``masterEpoch`` or above | ControllerMetadataLoss, CleanBrokerData (anywhere in the log: Facts.of) | replication.py: a Write takes its process's ``localMasterEpoch``; a process's changes only to an epoch the controller answers (broker.py), which never decreases (``counters``), or to 0 at a restart |
 | ``metaFile``: a process's ``metaFile``, once written, stays | WipeDisk | broker.py: WriteMetaFile writes it once, from INITIAL's registration; Crash and Restart keep the disk |
+| ``alive``: a broker id in the controller's ``alive`` stays in it | HeartbeatExpire, ControllerFailover, ControllerLeaderElected, ControllerMetadataLoss | controller.py: broker_heartbeat sets an entry, heartbeat_expire deletes one, controller_failover empties the table (cluster.py: a new controller leader's too); faults.py: ControllerMetadataLoss starts the controller afresh |
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +38,7 @@ BREAKERS: Mapping[str, frozenset[str]] = {
     "lost": frozenset(),
     "unwritten": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
     "metaFile": frozenset({"WipeDisk"}),
+    "alive": frozenset({"HeartbeatExpire", "ControllerFailover", "ControllerLeaderElected", "ControllerMetadataLoss"}),
 }
 COUNTERS = {"nextBrokerId": "next_broker_id", "masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch"}
 
@@ -48,12 +51,15 @@ def kinds_for(possible: Iterable[str]) -> frozenset[str]:
 
 def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, Any]:
     """What one observation of ``node`` shows of the facts: ``replicas`` (broker id -> checkCode), each counter,
-    ``metaFile`` and ``log`` (message id -> its offset and epoch); the kinds not asked for left out."""
+    ``alive`` (its broker ids), ``metaFile`` and ``log`` (message id -> its offset and epoch); the kinds not asked for
+    left out."""
     shown: dict[str, Any] = {}
     if node == CONTROLLER_NODE:
         if "replicas" in kinds and isinstance(o.get("replicas"), Mapping):
             shown["replicas"] = {b: r.get("checkCode") if isinstance(r, Mapping) else None for b, r in o["replicas"].items()}
         shown.update({name: o[name] for name in COUNTERS if "counters" in kinds and is_int(o.get(name))})
+        if "alive" in kinds and isinstance(o.get("alive"), Mapping):
+            shown["alive"] = frozenset(o["alive"])
         return shown
     if "metaFile" in kinds and is_int(o.get("metaFile")):
         shown["metaFile"] = o["metaFile"]
@@ -132,6 +138,9 @@ class Facts:
                 for name, attr in COUNTERS.items():
                     if name in later and getattr(ctl, attr) > later[name]:
                         return f"counters: {name} is {getattr(ctl, attr)}, later {later[name]}"
+                gone = sorted(set(ctl.alive) - later["alive"]) if "alive" in later else ()
+                if gone:
+                    return f"alive: broker id {gone[0]} is alive, later not"
                 continue
             meta_file = later.get("metaFile")
             proc = s.procs.get(node)
@@ -155,3 +164,41 @@ class Facts:
                     return (f"unwritten: message {m} is not written (nextMsg {s.next_msg}), later at epoch {e[1]}, below the "
                             f"controller's masterEpoch {s.controller.master_epoch} and no process's localMasterEpoch")
         return None
+
+
+class Expiries:
+    """The unobserved faults a behaviour still takes by the ``alive`` fact, for the fault-bounded searches
+    (search._Problem.short_of_faults): a broker id leaves the controller's ``alive`` only by a step of its breakers, each
+    a fault (liveness.FAULT_KINDS) where ControllerLeaderElected is not among the steps the search may take. So each
+    stretch between two of the controller's ``alive`` observations, or between the state and the next one, in which an
+    id leaves and no logged event takes a breaker holds an unobserved fault of its own."""
+
+    def __init__(self, merged: Merged):
+        self.node = merged.nodes.index(CONTROLLER_NODE) if CONTROLLER_NODE in merged.nodes else -1
+        events = [merged.events[i] for i in merged.by_node[self.node]] if self.node >= 0 else []
+        breakers = BREAKERS["alive"]
+        # per observation of ``alive`` (in the controller's order): its place, its ids, and the places of the breakers
+        # among the controller's events up to it (an event's action comes before what it observes)
+        self.seen = [(c, frozenset(e.observe["alive"])) for c, e in enumerate(events) if isinstance(e.observe.get("alive"), Mapping)]
+        self.breakers = [c for c, e in enumerate(events) if e.action is not None and e.action["tag"] in breakers]
+        # per observation, the stretches from it on that hold an unobserved fault
+        self.after = [0] * (len(self.seen) + 1)
+        for j in range(len(self.seen) - 2, -1, -1):
+            (c, ids), (d, later) = self.seen[j], self.seen[j + 1]
+            self.after[j] = self.after[j + 1] + int(bool(ids - later) and not self._broken(c + 1, d))
+
+    def _broken(self, start: int, end: int) -> bool:
+        """Whether a breaker is among the controller's events ``start`` to ``end`` (places, both included)."""
+        k = bisect.bisect_left(self.breakers, start)
+        return k < len(self.breakers) and self.breakers[k] <= end
+
+    def needed(self, s: System, consumed: Sequence[int]) -> int:
+        """The fewest unobserved faults a behaviour from ``s``, ``consumed`` events of each node, still takes."""
+        if self.node < 0:
+            return 0
+        c = consumed[self.node]
+        j = bisect.bisect_left(self.seen, (c,))
+        if j == len(self.seen):
+            return 0
+        d, ids = self.seen[j]
+        return self.after[j] + int(bool(set(s.controller.alive) - ids) and not self._broken(c, d))

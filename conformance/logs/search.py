@@ -38,8 +38,10 @@ against every interleaving of the steps no event needs, until an event many step
   response, but a Crash whose process's next event is a logged Restart: Search._cost), 0, then 1, 2, ... each starting
   when the one before refuses (no behaviour with so few faults explains the log, which is no verdict), from its memo
   (Search.more_faults), until one refuses that never left out a step for want of a fault: every behaviour with few
-  faults is tried before any with more. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the
-  steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search
+  faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
+  than it has left (_Problem.short_of_faults: with none left, by the facts only faults break; the stretches where a
+  broker id leaves ``alive``, facts.Expiries), which is leaving out steps for want of a fault. Lazy-carry's, for logs
+  of runs where faults are rare: with none to choose, the steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search
   has found failing (its memo), as that search skips its own.
 
 Restarts: a wrong early choice may be found wrong only many events later, after the search has tried it against every
@@ -95,7 +97,7 @@ from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
 from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
-from autoswitch.conformance.logs.facts import Facts, kinds_for
+from autoswitch.conformance.logs.facts import Expiries, Facts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -470,6 +472,12 @@ class _Problem:
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
         self.facts = Facts.of(m, kinds_for(a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped))
+        # and those of a fault-bounded search with no fault left, which takes no unobserved fault (but a Crash a logged
+        # Restart shows: Search._cost), so that every fact only a fault breaks holds too
+        calm = kinds_for(a["tag"] for i, a in enumerate(self.actions.all)
+                         if i not in self.skipped and (not self.fault[i] or i in self.crashes))
+        self.calm = self.facts if calm == self.facts.kinds else Facts.of(m, calm)
+        self.expiries = Expiries(m) if "alive" in calm else None
 
     def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
         """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events
@@ -481,6 +489,14 @@ class _Problem:
             return None
         observes = self.merged.events[following].action is None
         return max(0, self.merged.value(following) - clock - (0 if observes else 1))
+
+    def short_of_faults(self, frame: _Frame) -> bool:
+        """Whether every behaviour from a fault-bounded search's node takes more unobserved faults than it has left: with
+        none left, its state contradicts what an event left observes by a fact only faults break (facts.Facts), or the
+        stretches ahead where a broker id leaves ``alive`` are more (facts.Expiries)."""
+        if frame.faults == 0 and self.calm is not self.facts and self.calm.contradiction(frame.s, frame.consumed) is not None:
+            return True
+        return self.expiries is not None and self.expiries.needed(frame.s, frame.consumed) > frame.faults
 
     def room(self, frame: _Frame, index: int, per_event: int) -> int:
         """The most steps a behaviour takes from the node to the state of event ``index``: the node's ``budget`` of
@@ -827,6 +843,10 @@ class Search:
             if failed >= child.budget:
                 continue
             if self.prune and self.hopeless(child, self.per_event):
+                self.pruned += 1
+                continue
+            if self.prune and self.faults is not None and self.problem.short_of_faults(child):
+                self.starved = True  # more faults may explain it: more_faults
                 self.pruned += 1
                 continue
             if not child.fresh:

@@ -6,6 +6,7 @@ fact's contradiction on a state built to break it."""
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,15 +20,15 @@ from frozendict import frozendict
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
-from autoswitch.conformance.logs.events import CONTROLLER_NODE, read_log
-from autoswitch.conformance.logs.facts import BREAKERS, Facts, kinds_for
-from autoswitch.conformance.logs.merge import merge
+from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, read_log
+from autoswitch.conformance.logs.facts import BREAKERS, Expiries, Facts, kinds_for
+from autoswitch.conformance.logs.merge import Merged, merge
 from autoswitch.conformance.logs.search import validate
 from autoswitch.conformance.simulation.campaign import grid
 from autoswitch.reference import Options, System, initial_system
 from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.invariants import CONTROLLER_VARS
-from autoswitch.reference.state import Replica
+from autoswitch.reference.state import LiveInfo, Replica
 from autoswitch.reference.variables import variables
 
 ALL = frozenset(BREAKERS)
@@ -68,10 +69,28 @@ def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str
         checked["replicas"] += "replicas" in kinds and bool(c.replicas)
         checked["counters"] += "counters" in kinds and c.master_epoch > 0
         checked["metaFile"] += "metaFile" in kinds and any(p.meta_file for p in s.procs.values())
+        checked["alive"] += "alive" in kinds and bool(c.alive)
         checked["messages"] += any(p.log for p in s.procs.values())
         checked["lost"] += any(p.log for p in behaviour[i + 1][1].procs.values()) and s.next_msg > 1
         checked["unwritten"] += unbroken and s.controller.master_epoch > 1 and any(
             m >= s.next_msg for _, w in behaviour[i + 1:] for p in w.procs.values() for m, _ in p.log)
+
+
+def _check_expiries(behaviour: list[tuple[str, System]], where: str, checked: Counter[str]) -> None:
+    """Assert that the unobserved faults facts.Expiries counts from each state are at most the breakers of ``alive``
+    the behaviour takes after it, where the controller logs what ``alive`` is after every other step (and nothing of
+    those); count the states where it counts some, and where as many as are taken."""
+    seen = [j for j, (tag, _) in enumerate(behaviour) if j and tag not in BREAKERS["alive"]]
+    events = tuple(Event(f"{CONTROLLER_NODE}.ndjson", n + 1, CONTROLLER_NODE, None, j, None, (),
+                         {"alive": dict(behaviour[j][1].controller.alive)}, n) for n, j in enumerate(seen))
+    expiries = Expiries(Merged(events, "clock", 0, (CONTROLLER_NODE,), (tuple(range(len(events))),)))
+    taken = [tag in BREAKERS["alive"] for tag, _ in behaviour]
+    for i, (_, s) in enumerate(behaviour):
+        needed = expiries.needed(s, (bisect.bisect_right(seen, i),))
+        breakers = sum(taken[i + 1:])
+        assert needed <= breakers, f"{where}: state {i}: {needed} unobserved faults counted, {breakers} breakers taken"
+        checked["expiries"] += needed > 0
+        checked["expiries, as many"] += 0 < needed == breakers
 
 
 def test_on_every_committed_trace() -> None:
@@ -79,8 +98,9 @@ def test_on_every_committed_trace() -> None:
     traces = 0
     for name, behaviour in replayed(_behaviour):
         _check(behaviour, name, checked)
+        _check_expiries(behaviour, name, checked)
         traces += 1
-    assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL), (traces, checked)
+    assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL) and checked["expiries, as many"] >= 10, (traces, checked)
 
 
 def test_on_the_sampled_walks() -> None:
@@ -88,16 +108,19 @@ def test_on_the_sampled_walks() -> None:
     checked: Counter[str] = Counter()
     names = set()
     for name, walk, actions in sampled_walks(SAFETY, 1, 60, 1):
-        _check(_behaviour(grid()[name].config, actions), f"{name} walk {walk}", checked)
+        behaviour = _behaviour(grid()[name].config, actions)
+        _check(behaviour, f"{name} walk {walk}", checked)
+        _check_expiries(behaviour, f"{name} walk {walk}", checked)
         names.add(name)
-    assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL), checked
+    assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL) and checked["expiries"], checked
 
 
 def _state() -> System:
-    """Two processes: broker 1 bound at the controller (epoch 2), p1 holding messages 1 and 2 (epoch 1), nextMsg 4."""
+    """Two processes: broker 1 bound at the controller (epoch 2) and alive, p1 holding messages 1 and 2 (epoch 1), nextMsg
+    4."""
     s = initial_system({"p1": "10.0.0.1:30911", "p2": "10.0.0.2:30911"}, "controller")
     ctl = attrs.evolve(s.controller, replicas=frozendict({1: Replica("10.0.0.1:30911", "10.0.0.1:30911;0")}),
-                       next_broker_id=2, master_epoch=2, sync_state_set_epoch=1)
+                       next_broker_id=2, master_epoch=2, sync_state_set_epoch=1, alive=frozendict({1: LiveInfo(1, 2, 0)}))
     p1 = attrs.evolve(s.procs["p1"], meta_file=1, log=((1, 1), (2, 1)))
     return attrs.evolve(s, controller=ctl, procs=s.procs.set("p1", p1), next_msg=4)
 
@@ -112,6 +135,7 @@ def _state() -> System:
     ("p2", {"log": [(1, 1), (2, 1), (3, 1)]}, "lost"),
     ("p2", {"log": [(1, 1), (2, 1), (4, 1)]}, "unwritten"),
     ("p1", {"metaFile": 2}, "metaFile"),
+    (CONTROLLER_NODE, {"alive": {2: {"epoch": 0, "maxOffset": 0, "priority": 0}}}, "alive"),
 ])
 def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) -> None:
     """A later observation each fact of _state forbids is a contradiction of that fact, and of no other kind's; what
@@ -126,16 +150,20 @@ def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) 
     assert Facts(nodes, later, ALL).contradiction(s, consumed) is None
     allowed = [[{"replicas": {1: {"addr": "10.0.1.1:30911", "checkCode": "10.0.0.1:30911;0"},
                               2: {"addr": "10.0.0.2:30911", "checkCode": "10.0.0.2:30911;3"}},
-                 "masterEpoch": 3, "nextBrokerId": 2}],
+                 "masterEpoch": 3, "nextBrokerId": 2,
+                 "alive": {1: {"epoch": 1, "maxOffset": 2, "priority": 0}, 2: {"epoch": 0, "maxOffset": 0, "priority": 0}}}],
                [{"metaFile": 1, "log": [(1, 1), (2, 1), (4, 2)]}], [{"metaFile": 2, "log": [(1, 1)]}]]
     assert Facts(nodes, allowed, ALL).contradiction(s, (0, 0, 0)) is None
 
 
 @pytest.mark.parametrize(("actions", "fact"), [
     ([{"tag": "ControllerMetadataLoss"}], "replicas"),
-    ([{"tag": "CleanBrokerData", "brokerIds": frozenset({1}), "cleanLiving": False}], "replicas"),
+    ([{"tag": "CleanBrokerData", "brokerIds": frozenset({1}), "cleanLiving": True}], "replicas"),
     ([{"tag": "ControllerMetadataLoss"}], "counters"),
     ([{"tag": "Crash", "process": "p1"}, {"tag": "WipeDisk", "process": "p1"}], "metaFile"),
+    ([{"tag": "HeartbeatExpire", "brokerId": 1}], "alive"),
+    ([{"tag": "ControllerFailover"}], "alive"),
+    ([{"tag": "ControllerMetadataLoss"}], "alive"),
 ])
 def test_each_breaker_breaks_its_fact(actions: list[dict[str, Any]], fact: str) -> None:
     """Where a breaker is taken, the state after it contradicts the fact of the state before: the search could not
