@@ -28,7 +28,7 @@ from autoswitch.conformance.logs.events import CONTROLLER_NODE
 from autoswitch.conformance.logs.merge import Merged
 from autoswitch.conformance.trace.vocabulary import is_int
 from autoswitch.reference import System
-from autoswitch.reference.state import NO_ID
+from autoswitch.reference.state import DOWN, INITIAL, NO_ID, Process
 
 # per fact, the steps that may break it between two states
 BREAKERS: Mapping[str, frozenset[str]] = {
@@ -202,3 +202,47 @@ class Expiries:
             return 0
         d, ids = self.seen[j]
         return self.after[j] + int(bool(set(s.controller.alive) - ids) and not self._broken(c, d))
+
+
+STARTUP = frozenset({"LoadMetaFile", "LoadTempFile"})  # the steps a process takes at startup, reading its disk
+
+
+def restarted(proc: Process) -> bool:
+    """Whether ``proc`` may take a startup step without crashing first: it is down, or restarted with an identity file on
+    disk (Restarts)."""
+    return proc.reg_state == DOWN or (proc.reg_state == INITIAL and (proc.meta_file != NO_ID or proc.temp_file is not None))
+
+
+class Restarts:
+    """The unobserved crashes a behaviour still takes before processes' startup steps, for the fault-bounded searches
+    (search._Problem.short_of_faults): LoadMetaFile and LoadTempFile start from INITIAL with an identity file on disk,
+    which only Restart leaves (AbandonTempFile, the other step to INITIAL, leaves none: broker.py), from DOWN, which only
+    a crash leaves (Crash, CrashTorn: broker.crash_keeping), a fault whose process's next event is no logged Restart
+    (search.Search._cost). So a process not yet restarted (:func:`restarted`) whose next event takes a startup step
+    crashes unobserved before it, and so does one between two of its events, the first showing it up and past startup
+    (``regState`` neither INITIAL nor DOWN), the second taking a startup step."""
+
+    def __init__(self, merged: Merged):
+        self.nodes = merged.nodes
+        # per node: per count c of its events consumed, whether its next event takes a startup step, and the stretches
+        # between two of its events from the next on that hold a crash
+        self.starts: list[list[bool]] = []
+        self.after: list[list[int]] = []
+        for node, ids in zip(merged.nodes, merged.by_node, strict=True):
+            events = [merged.events[i] for i in ids]
+            starts = [node != CONTROLLER_NODE and e.action is not None and e.action["tag"] in STARTUP for e in events]
+            after = [0] * (len(events) + 1)
+            for c in range(len(events) - 2, -1, -1):
+                up = events[c].observe.get("regState") not in (None, INITIAL, DOWN)
+                after[c] = after[c + 1] + int(up and starts[c + 1])
+            self.starts.append([*starts, False])
+            self.after.append(after)
+
+    def needed(self, s: System, consumed: Sequence[int]) -> int:
+        """The fewest unobserved crashes a behaviour from ``s``, ``consumed`` events of each node, still takes."""
+        needed = 0
+        for node, starts, after, c in zip(self.nodes, self.starts, self.after, consumed, strict=True):
+            proc = s.procs.get(node)
+            if proc is not None:
+                needed += after[c] + int(starts[c] and not restarted(proc))
+        return needed

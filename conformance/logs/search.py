@@ -40,7 +40,8 @@ against every interleaving of the steps no event needs, until an event many step
   (Search.more_faults), until one refuses that never left out a step for want of a fault: every behaviour with few
   faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
   than it has left (_Problem.short_of_faults: with none left, by the facts only faults break; the stretches where a
-  broker id leaves ``alive``, facts.Expiries), which is leaving out steps for want of a fault. Lazy-carry's, for logs
+  broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts), which is leaving out
+  steps for want of a fault. Lazy-carry's, for logs
   of runs where faults are rare: with none to choose, the steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search
   has found failing (its memo), as that search skips its own.
 
@@ -97,7 +98,7 @@ from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
 from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
-from autoswitch.conformance.logs.facts import Expiries, Facts, kinds_for
+from autoswitch.conformance.logs.facts import Expiries, Facts, Restarts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -478,6 +479,7 @@ class _Problem:
                          if i not in self.skipped and (not self.fault[i] or i in self.crashes))
         self.calm = self.facts if calm == self.facts.kinds else Facts.of(m, calm)
         self.expiries = Expiries(m) if "alive" in calm else None
+        self.restarts = Restarts(m)
 
     def bound(self, clock: int, consumed: tuple[int, ...]) -> int | None:
         """The most unobserved steps before the next event, after an event at ``clock`` (0: Init) and ``consumed`` events
@@ -493,10 +495,15 @@ class _Problem:
     def short_of_faults(self, frame: _Frame) -> bool:
         """Whether every behaviour from a fault-bounded search's node takes more unobserved faults than it has left: with
         none left, its state contradicts what an event left observes by a fact only faults break (facts.Facts), or the
-        stretches ahead where a broker id leaves ``alive`` are more (facts.Expiries)."""
-        if frame.faults == 0 and self.calm is not self.facts and self.calm.contradiction(frame.s, frame.consumed) is not None:
+        stretches ahead where a broker id leaves ``alive`` (facts.Expiries) and the crashes before startup steps
+        (facts.Restarts), each a fault step of its own, are more."""
+        s, consumed = frame.s, frame.consumed
+        if frame.faults == 0 and self.calm is not self.facts and self.calm.contradiction(s, consumed) is not None:
             return True
-        return self.expiries is not None and self.expiries.needed(frame.s, frame.consumed) > frame.faults
+        needed = self.restarts.needed(s, consumed)
+        if self.expiries is not None:
+            needed += self.expiries.needed(s, consumed)
+        return needed > frame.faults
 
     def room(self, frame: _Frame, index: int, per_event: int) -> int:
         """The most steps a behaviour takes from the node to the state of event ``index``: the node's ``budget`` of

@@ -21,7 +21,7 @@ from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, read_log
-from autoswitch.conformance.logs.facts import BREAKERS, Expiries, Facts, kinds_for
+from autoswitch.conformance.logs.facts import BREAKERS, Expiries, Facts, Restarts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, merge
 from autoswitch.conformance.logs.search import validate
 from autoswitch.conformance.simulation.campaign import grid
@@ -32,6 +32,7 @@ from autoswitch.reference.state import LiveInfo, Replica
 from autoswitch.reference.variables import variables
 
 ALL = frozenset(BREAKERS)
+CRASHES = ("Crash", "CrashTorn")
 
 
 def _observations(v: Mapping[str, Any], nodes: Sequence[str]) -> list[dict[str, Any]]:
@@ -93,14 +94,42 @@ def _check_expiries(behaviour: list[tuple[str, System]], where: str, checked: Co
         checked["expiries, as many"] += 0 < needed == breakers
 
 
+def _check_restarts(behaviour: list[tuple[str, System]], where: str, checked: Counter[str]) -> None:
+    """Assert that the unobserved crashes facts.Restarts counts from each state are at most the crashes the behaviour
+    takes after it, where each process logs every other step it takes with the ``regState`` after it (and no crash or
+    restart); count the states where it counts some, and where as many as are taken."""
+    nodes = tuple(sorted(behaviour[0][1].procs))
+    own: dict[str, list[int]] = {p: [] for p in nodes}  # per process, the states after its logged steps
+    events: list[Event] = []
+    for j, (tag, s) in enumerate(behaviour):
+        before = behaviour[j - 1][1] if j else s
+        mine = [p for p in nodes if before.procs[p] is not s.procs[p]] if j else []
+        if tag in CRASHES or tag == "Restart" or len(mine) != 1:
+            continue
+        own[mine[0]].append(j)
+        events.append(Event(f"{mine[0]}.ndjson", j, mine[0], None, j, {"tag": tag, "process": mine[0]}, (),
+                            {"regState": s.procs[mine[0]].reg_state}, len(events)))
+    by_node = tuple(tuple(e.index for e in events if e.node == p) for p in nodes)
+    restarts = Restarts(Merged(tuple(events), "clock", 0, nodes, by_node))
+    crashes = [tag in CRASHES for tag, _ in behaviour]
+    for i, (_, s) in enumerate(behaviour):
+        needed = restarts.needed(s, tuple(bisect.bisect_right(own[p], i) for p in nodes))
+        taken = sum(crashes[i + 1:])
+        assert needed <= taken, f"{where}: state {i}: {needed} unobserved crashes counted, {taken} taken"
+        checked["restarts"] += needed > 0
+        checked["restarts, as many"] += 0 < needed == taken
+
+
 def test_on_every_committed_trace() -> None:
     checked: Counter[str] = Counter()
     traces = 0
     for name, behaviour in replayed(_behaviour):
         _check(behaviour, name, checked)
         _check_expiries(behaviour, name, checked)
+        _check_restarts(behaviour, name, checked)
         traces += 1
-    assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL) and checked["expiries, as many"] >= 10, (traces, checked)
+    assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL), (traces, checked)
+    assert checked["expiries, as many"] >= 10 and checked["restarts, as many"] >= 10, checked
 
 
 def test_on_the_sampled_walks() -> None:
@@ -111,8 +140,10 @@ def test_on_the_sampled_walks() -> None:
         behaviour = _behaviour(grid()[name].config, actions)
         _check(behaviour, f"{name} walk {walk}", checked)
         _check_expiries(behaviour, f"{name} walk {walk}", checked)
+        _check_restarts(behaviour, f"{name} walk {walk}", checked)
         names.add(name)
-    assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL) and checked["expiries"], checked
+    assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL), checked
+    assert checked["expiries"] and checked["restarts"], checked
 
 
 def _state() -> System:
