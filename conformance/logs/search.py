@@ -507,15 +507,17 @@ class _Problem:
 
     def room(self, frame: _Frame, index: int, per_event: int) -> int:
         """The most steps a behaviour takes from the node to the state of event ``index``: the node's ``budget`` of
-        unobserved steps before the next event, then, where the clock counts steps, that event's own step where it has an
-        action (one that only observes shows the state after a step of the budget: bound) and those from its clock to
-        the event's (each a step), else ``per_event`` for each event that may come before it or is it (its step, and the
-        unobserved steps after the one before)."""
+        unobserved steps before the next event, then, where the clock counts steps, the step of the smallest clock left
+        where an event left at that clock has an action (lines that only observe show the state after a step of the
+        budget: bound) and those from that clock to the event's (each a step), else ``per_event`` for each event that may
+        come before it or is it (its step, and the unobserved steps after the one before)."""
         consumed, m = frame.consumed, self.merged
         if not self.steps:
             return frame.budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
-        first = m.first_unconsumed(consumed)  # the candidate order is by clock: its first event left has the smallest
-        return frame.budget + (m.events[first].action is not None) + m.value(index) - m.value(first)
+        clock = m.value(m.first_unconsumed(consumed))  # the candidate order is by clock: its first event left has the smallest
+        acts = any(m.events[i].action is not None for ids, c in zip(m.by_node, consumed, strict=True)
+                   for i in itertools.takewhile(lambda i: m.value(i) == clock, ids[c:]))
+        return frame.budget + acts + m.value(index) - clock
 
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
         """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more

@@ -318,12 +318,15 @@ def test_the_fault_bounded_searches_skip_the_nodes_short_of_faults(tmp_path: Pat
     assert search.run(5 * BUDGET) is not None and search.verdict == EXPLAINED, search.expanded
 
 
-def test_room_is_the_steps_a_walk_takes_to_each_event(tmp_path: Path) -> None:
+@pytest.mark.parametrize("label", ["every-3rd", "full"])
+def test_room_is_the_steps_a_walk_takes_to_each_event(label: str, tmp_path: Path) -> None:
     """_Problem.room, which bounds the steps pruning allows, where the clock counts steps: on every third event of a
     walk, from the walk's state after each event with the gap the search gives it, the room to each later event is
-    the steps the walk took to it, its clock less the event's (one more would let pruning keep a node it could skip)."""
+    the steps the walk took to it, its clock less the event's (one more would let pruning keep a node it could skip).
+    On the full log, where one step's lines may put a line that only observes before the step's action, it is never
+    fewer (fewer would let pruning skip a node the search explains from)."""
     config, actions = _walk("safe-rocketmq-2p", 0)
-    problem, gap = _cut_problem(config, actions, "walk", "every-3rd", tmp_path, steps=True)
+    problem, gap = _cut_problem(config, actions, "walk", label, tmp_path, steps=True)
     states, m, search = trace_states(config, actions), problem.merged, Search(problem, gap, EXACT)
     checked = 0
     for i in range(len(m.events) - 1):
@@ -333,7 +336,8 @@ def test_room_is_the_steps_a_walk_takes_to_each_event(tmp_path: Path) -> None:
         clock = m.value(i)
         frame = _Frame(states[clock], 0, consumed, search._gap(clock, consumed, 0), True, None)
         for j in range(i + 1, len(m.events)):
-            assert problem.room(frame, j, search.per_event) == m.value(j) - clock, (i, j)
+            room = problem.room(frame, j, search.per_event)
+            assert room == m.value(j) - clock if label == "every-3rd" else room >= m.value(j) - clock, (i, j, room)
             checked += 1
     assert checked >= 40, checked
 
