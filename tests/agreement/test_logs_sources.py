@@ -160,15 +160,12 @@ def test_impl_logs_with_most_events_removed_are_explained(name: str, tmp_path: P
             _explained(log, tmp_path / label)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SAFETY)
-def test_cut_logs_of_the_campaigns_sampled_walks_are_explained(name: str, tmp_path: Path) -> None:
-    """Every walk the default campaign exports of every default safety configuration (seed 1, swarm, walks 0, 250, 500
-    and 750 that pass: bench.sampled_walks; union-off-rocketmq-2p's walk 0 finds its control), at 40 steps, cut every
-    way, from the walk and from the implementation's run, its clock counting steps and only ordering (bench.CLOCKS):
-    every log is explained with its own largest gap, within validate's default budget of states."""
+def _sampled_walks_explained(name: str, length: int, tmp_path: Path, orders: bool) -> None:
+    """Every walk the default campaign exports of ``name`` at ``length`` steps (seed 1: bench.sampled_walks), cut every
+    way from the walk and from the implementation's run: each log is explained with its own largest gap, its clock
+    counting steps and, where ``orders``, only ordering too (bench.CLOCKS)."""
     config = grid()[name].config
-    walks = list(bench.sampled_walks([name], 1000, 40, 1))
+    walks = list(bench.sampled_walks([name], 1000, length, 1))
     assert walks, f"{name}: no sampled walk passes"
     for _, walk, actions in walks:
         root = tmp_path / str(walk)
@@ -177,7 +174,18 @@ def test_cut_logs_of_the_campaigns_sampled_walks_are_explained(name: str, tmp_pa
                 log = cut_by(full)
                 assert log.meta[CLOCK_COUNTS_STEPS] is True
                 _explained(log, root / f"{source}-{label}-steps")
-                _explained(cut.clock_orders_only(log), root / f"{source}-{label}-order")
+                if orders:
+                    _explained(cut.clock_orders_only(log), root / f"{source}-{label}-order")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SAFETY)
+def test_cut_logs_of_the_campaigns_sampled_walks_are_explained(name: str, tmp_path: Path) -> None:
+    """Every walk the default campaign exports of every default safety configuration (seed 1, swarm, walks 0, 250, 500
+    and 750 that pass: bench.sampled_walks; union-off-rocketmq-2p's walk 0 finds its control), at 40 steps, cut every
+    way, from the walk and from the implementation's run, its clock counting steps and only ordering (bench.CLOCKS):
+    every log is explained with its own largest gap, within validate's default budget of states."""
+    _sampled_walks_explained(name, 40, tmp_path, orders=True)
 
 
 @pytest.mark.slow
@@ -187,14 +195,7 @@ def test_cut_logs_of_the_campaigns_100_step_walks_are_explained_where_the_clock_
     implementation's run, the clock counting steps: every log is explained with its own largest gap, within validate's
     default budget (the worst took 197,296 states of 200,000 when measured; with the clock only ordering, 13 of these
     320 logs still give up: the README, "Validating a system's logs")."""
-    config = grid()[name].config
-    walks = list(bench.sampled_walks([name], 1000, 100, 1))
-    assert walks, f"{name}: no sampled walk passes"
-    for _, walk, actions in walks:
-        root = tmp_path / str(walk)
-        for source, full in (("walk", cut.walk_log(config, actions)), ("impl", cut.impl_log(config, actions, root / "run"))):
-            for label, cut_by in cut.FILTERS.items():
-                _explained(cut_by(full), root / f"{source}-{label}-steps")
+    _sampled_walks_explained(name, 100, tmp_path, orders=False)
 
 
 # committed traces of behaviours (the other folders hold component vectors, several broker sets, leadership changes)
