@@ -41,9 +41,9 @@ against every interleaving of the steps no event needs, until an event many step
   faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
   than it has left (_Problem.short_of_faults: with none left, by the facts only faults break; the stretches where a
   broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts), which is leaving out
-  steps for want of a fault. Lazy-carry's, for logs
-  of runs where faults are rare: with none to choose, the steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search
-  has found failing (its memo), as that search skips its own.
+  steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the steps that
+  remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search has found
+  failing (its memo), as that search skips its own.
 
 Restarts: a wrong early choice may be found wrong only many events later, after the search has tried it against every
 interleaving of the steps between, so the nodes a depth-first search expands before it explains a log vary by orders
@@ -505,32 +505,33 @@ class _Problem:
             needed += self.expiries.needed(s, consumed)
         return needed > frame.faults
 
-    def room(self, frame: _Frame, index: int, per_event: int) -> int:
-        """The most steps a behaviour takes from the node to the state of event ``index``: the node's ``budget`` of
-        unobserved steps before the next event, then, where the clock counts steps, the step of the smallest clock left
-        where an event left at that clock has an action (lines that only observe show the state after a step of the
-        budget: bound) and those from that clock to the event's (each a step), else ``per_event`` for each event that may
-        come before it or is it (its step, and the unobserved steps after the one before)."""
-        consumed, m = frame.consumed, self.merged
+    def rooms(self, frame: _Frame, per_event: int) -> Callable[[int], int]:
+        """The most steps a behaviour takes from the node to the state of each event left (by its index): the node's
+        ``budget`` of unobserved steps before the next event, then, where the clock counts steps, the step of the smallest
+        clock left where an event left at that clock has an action (lines that only observe show the state after a step
+        of the budget: bound) and those from that clock to the event's (each a step), else ``per_event`` for each event
+        that may come before it or is it (its step, and the unobserved steps after the one before)."""
+        consumed, m, budget = frame.consumed, self.merged, frame.budget
         if not self.steps:
-            return frame.budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
+            return lambda index: budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
         clock = m.value(m.first_unconsumed(consumed))  # the candidate order is by clock: its first event left has the smallest
         acts = any(m.events[i].action is not None for ids, c in zip(m.by_node, consumed, strict=True)
-                   for i in itertools.takewhile(lambda i: m.value(i) == clock, ids[c:]))
-        return frame.budget + acts + m.value(index) - clock
+                   for i in itertools.takewhile(lambda i: m.value(i) == clock, itertools.islice(ids, c, None)))
+        start = budget + acts - clock
+        return lambda index: start + m.value(index)
 
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
         """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more
         messages written (messages_needed), or more steps (distance.py: of the next HORIZON events of each node that
-        show counters), than a behaviour takes before it (room)."""
+        show counters), than a behaviour takes before it (rooms)."""
         s, consumed = frame.s, frame.consumed
         if self.facts.contradiction(s, consumed) is not None:
             return True
-        written = s.next_msg
+        room, written = self.rooms(frame, per_event), s.next_msg
         for index, node, place, need in self.needs:
-            if need > written and consumed[node] <= place and need - written > self.room(frame, index, per_event):
+            if need > written and consumed[node] <= place and need - written > room(index):
                 return True
-        return any(self.terms[index].steps(s) > self.room(frame, index, per_event) for index in self._ahead(consumed, HORIZON))
+        return any(self.terms[index].steps(s) > room(index) for index in self._ahead(consumed, HORIZON))
 
     def nearness(self, s: System, consumed: tuple[int, ...]) -> int:
         """How far ``s`` is from the events ahead: per node, the distance to its next event that shows counters, summed

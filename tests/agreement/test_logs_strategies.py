@@ -3,8 +3,8 @@ logs cut from sampled walks: the lazy search explains a controller-only log the 
 budget; lazy-carry explains a one-node log whose steps the lazy search piles up past the gap, and ``validate`` then
 explains it, since only the exact search's refusal is a verdict; the fault-bounded searches explain with few faults
 first, their refusals are no verdict, each with a fault more starts from the memo of the one before, and the chain
-ends where more faults change nothing, but goes on past a node skipped for want of faults; fault-bounded lazy-carry, run first, explains a 100-step controller view the
-search without a fault budget gives up on; a search resumed in slices is the search run at once; and every
+ends where more faults change nothing, but goes on past a node skipped for want of faults; fault-bounded lazy-carry,
+run first, explains a 100-step controller view the search without a fault budget gives up on; a search resumed in slices is the search run at once; and every
 strategy's explanation is a behaviour of the model that meets every event of the log."""
 
 from __future__ import annotations
@@ -320,7 +320,7 @@ def test_the_fault_bounded_searches_skip_the_nodes_short_of_faults(tmp_path: Pat
 
 @pytest.mark.parametrize("label", ["every-3rd", "full"])
 def test_room_is_the_steps_a_walk_takes_to_each_event(label: str, tmp_path: Path) -> None:
-    """_Problem.room, which bounds the steps pruning allows, where the clock counts steps: on every third event of a
+    """_Problem.rooms, which bounds the steps pruning allows, where the clock counts steps: on every third event of a
     walk, from the walk's state after each event with the gap the search gives it, the room to each later event is
     the steps the walk took to it, its clock less the event's (one more would let pruning keep a node it could skip).
     On the full log, where one step's lines may put a line that only observes before the step's action, it is never
@@ -336,7 +336,7 @@ def test_room_is_the_steps_a_walk_takes_to_each_event(label: str, tmp_path: Path
         clock = m.value(i)
         frame = _Frame(states[clock], 0, consumed, search._gap(clock, consumed, 0), True, None)
         for j in range(i + 1, len(m.events)):
-            room = problem.room(frame, j, search.per_event)
+            room = problem.rooms(frame, search.per_event)(j)
             assert room == m.value(j) - clock if label == "every-3rd" else room >= m.value(j) - clock, (i, j, room)
             checked += 1
     assert checked >= 40, checked
