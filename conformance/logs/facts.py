@@ -14,6 +14,8 @@ observation only once every breaker among the events that may come before it is 
 | ``messages``: a message keeps the offset and the epoch it was written at | none | a Write takes ``nextMsg`` as its message's id and is the only step that changes it, by one; a log gains an entry only by a Write or a copy of another log's at the same offset (replication.py, masterslave.py, dledger.py) |
 | ``lost``: a message written (its id below ``nextMsg``) that no log holds is never held again | none | the same |
 | ``unwritten``: a message not yet written (its id ``nextMsg`` or above) is written at an epoch some process holds as its ``localMasterEpoch``, or at the controller's ``masterEpoch`` or above | ControllerMetadataLoss, CleanBrokerData (anywhere in the log: Facts.of) | replication.py: a Write takes its process's ``localMasterEpoch``; a process's changes only to an epoch the controller answers (broker.py), which never decreases (``counters``), or to 0 at a restart |
+| ``epochFile``: the entries a process's epoch file covers (each entry's but the last's, from its start to the next's) hold messages of its epoch, so a later one (offset, epoch) is a message some log holds at that offset and epoch, or one not yet written at an epoch some process holds as its ``localMasterEpoch`` or at the controller's ``masterEpoch`` or above (``messages``, ``lost``, ``unwritten``); not where RocketMQ re-enters an epoch without its fix (``epochReentryFix`` off: kinds_for) | ControllerMetadataLoss, CleanBrokerData (anywhere in the log: Facts.of) | epoch_file.py: a master appends its epoch at its log end (ChangeToMaster, KafkaAssign) and writes at that epoch (replication.py: Write), a slave appends the epoch of each entry it copies (Transfer), and every cut cuts a log and its epoch file at one offset (Handshake, CrashKeeping); without the fix a master that re-enters its epoch moves the epoch's start past its entries (traces/truncation/T8-same-epoch-restart) |
+| ``localMasterEpoch``: a process's ``localMasterEpoch`` later is its present one, 0, or the controller's ``masterEpoch`` or above | ControllerMetadataLoss, CleanBrokerData (anywhere in the log: Facts.of) | broker.py: AdoptRole sets it only to the ``masterEpoch`` of the controller's answer in the same step (SendRegister, SendElectMaster, SyncReplicaInfo), which is the controller's then and never decreases (``counters``); a crash starts it at 0 (CrashKeeping) |
 | ``metaFile``: a process's ``metaFile``, once written, stays | WipeDisk | broker.py: WriteMetaFile writes it once, from INITIAL's registration; Crash and Restart keep the disk |
 | ``alive``: a broker id in the controller's ``alive`` stays in it | HeartbeatExpire, ControllerFailover, ControllerLeaderElected, ControllerMetadataLoss | controller.py: broker_heartbeat sets an entry, heartbeat_expire deletes one, controller_failover empties the table (cluster.py: a new controller leader's too); faults.py: ControllerMetadataLoss starts the controller afresh |
 """
@@ -21,13 +23,15 @@ observation only once every breaker among the events that may come before it is 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from autoswitch.conformance.logs.events import CONTROLLER_NODE
 from autoswitch.conformance.logs.merge import Merged
 from autoswitch.conformance.trace.vocabulary import is_int
-from autoswitch.reference import System
+from autoswitch.reference import Options, System
+from autoswitch.reference.broker import GUARDS
 from autoswitch.reference.state import DOWN, INITIAL, NO_ID, Process
 
 # per fact, the steps that may break it between two states
@@ -37,21 +41,28 @@ BREAKERS: Mapping[str, frozenset[str]] = {
     "messages": frozenset(),
     "lost": frozenset(),
     "unwritten": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
+    "localMasterEpoch": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
+    "epochFile": frozenset({"ControllerMetadataLoss", "CleanBrokerData"}),
     "metaFile": frozenset({"WipeDisk"}),
     "alive": frozenset({"HeartbeatExpire", "ControllerFailover", "ControllerLeaderElected", "ControllerMetadataLoss"}),
 }
+# the facts of processes' observations that the controller's steps break (Facts.of)
+ACROSS = frozenset({"unwritten", "localMasterEpoch", "epochFile"})
 COUNTERS = {"nextBrokerId": "next_broker_id", "masterEpoch": "master_epoch", "syncStateSetEpoch": "sync_state_set_epoch"}
 
 
-def kinds_for(possible: Iterable[str]) -> frozenset[str]:
-    """The facts no step of ``possible`` (the tags of the steps a log's behaviours may take) breaks."""
+def kinds_for(possible: Iterable[str], options: Options | None = None) -> frozenset[str]:
+    """The facts no step of ``possible`` (the tags of the steps a log's behaviours may take) breaks, and that hold with
+    ``options`` (None: any)."""
     possible = frozenset(possible)
-    return frozenset(kind for kind, breakers in BREAKERS.items() if not breakers & possible)
+    kinds = frozenset(kind for kind, breakers in BREAKERS.items() if not breakers & possible)
+    reentry = options is None or (options.policy == "rocketmq" and not options.epoch_reentry_fix)
+    return kinds - {"epochFile"} if reentry else kinds
 
 
 def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, Any]:
     """What one observation of ``node`` shows of the facts: ``replicas`` (broker id -> checkCode), each counter,
-    ``alive`` (its broker ids), ``metaFile`` and ``log`` (message id -> its offset and epoch); the kinds not asked for
+    ``alive`` (its broker ids), ``metaFile``, ``localMasterEpoch`` and ``log`` (message id -> its offset and epoch); the kinds not asked for
     left out."""
     shown: dict[str, Any] = {}
     if node == CONTROLLER_NODE:
@@ -61,11 +72,16 @@ def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, 
         if "alive" in kinds and isinstance(o.get("alive"), Mapping):
             shown["alive"] = frozenset(o["alive"])
         return shown
-    if "metaFile" in kinds and is_int(o.get("metaFile")):
-        shown["metaFile"] = o["metaFile"]
+    for name in ("metaFile", "localMasterEpoch"):
+        if name in kinds and is_int(o.get(name)):
+            shown[name] = o[name]
     if kinds & {"messages", "lost", "unwritten"} and isinstance(o.get("log"), Sequence):
         shown["log"] = {entry[0]: (offset, entry[1]) for offset, entry in enumerate(o["log"])
                         if isinstance(entry, Sequence) and len(entry) == 2 and is_int(entry[0])}
+    if "epochFile" in kinds and isinstance(o.get("epochFile"), Sequence):
+        entries = [tuple(e) for e in o["epochFile"] if isinstance(e, Sequence) and len(e) == 2 and all(map(is_int, e))]
+        shown["covered"] = frozenset((offset, epoch) for (epoch, start), (_, end) in itertools.pairwise(entries)
+                                     for offset in range(start, end))
     return shown
 
 
@@ -85,30 +101,36 @@ class Facts:
         self.next: list[list[Mapping[str, tuple[Any, int]]]] = []
         # per node: message id -> ((its offset, its epoch), the last count c whose observation shows it)
         self.epochs: list[dict[int, tuple[tuple[int, int], int]]] = []
+        # per node: (offset, epoch) an epoch file covers -> the last count c whose observation shows it
+        self.covered: list[dict[tuple[int, int], int]] = []
         for node, seen in zip(nodes, observations, strict=True):
             rows: list[Mapping[str, tuple[Any, int]]] = [{}] * (len(seen) + 1)
             epochs: dict[int, tuple[tuple[int, int], int]] = {}
+            covered: dict[tuple[int, int], int] = {}
             for c in range(len(seen) - 1, -1, -1):
                 shown = _shown(node, seen[c], kinds)
-                log = shown.pop("log", {})
+                log, positions = shown.pop("log", {}), shown.pop("covered", ())
                 rows[c] = {**rows[c + 1], **{name: (value, c) for name, value in shown.items()}} if shown else rows[c + 1]
                 for m, e in log.items():
                     epochs.setdefault(m, (e, c))
+                for position in positions:
+                    covered.setdefault(position, c)
             self.next.append(rows)
             self.epochs.append(epochs)
+            self.covered.append(covered)
 
     @classmethod
     def of(cls, merged: Merged, kinds: frozenset[str]) -> Facts:
         """The facts of a log's candidate order (merge.py): each node's events' observations, and the breakers among
-        its events, each a threat to the observations of its node that it may precede (``unwritten``, whose breakers
-        are the controller's and its observations processes', only in a log without them)."""
+        its events, each a threat to the observations of its node that it may precede (ACROSS, whose breakers are the
+        controller's and its observations processes', only in a log without them)."""
         m, place = merged, {node: k for k, node in enumerate(merged.nodes)}
         at = {i: (k, c) for k, ids in enumerate(m.by_node) for c, i in enumerate(ids)}
         tags = frozenset().union(*BREAKERS.values())
         breakers = [(e.index, place.get(e.action.get("process", CONTROLLER_NODE))) for e in m.events
                     if e.action is not None and e.action["tag"] in tags]
-        if any(e.action is not None and e.action["tag"] in BREAKERS["unwritten"] for e in m.events):
-            kinds -= {"unwritten"}  # a fact of processes' observations broken by the controller's: not used at all
+        if any(e.action is not None and any(e.action["tag"] in BREAKERS[kind] for kind in ACROSS) for e in m.events):
+            kinds -= ACROSS  # facts of processes' observations broken by the controller's: not used at all
         threats = [[tuple(at[b] for b, owner in breakers if owner == k and (at[b][0] != k or at[b][1] <= c)
                           and (at[b][0] == k or not m.precedes(i, b))) for c, i in enumerate(ids)]
                    for k, ids in enumerate(m.by_node)]
@@ -127,7 +149,7 @@ class Facts:
         """The first fact of ``s`` that an observation not yet consumed (``consumed`` of each node) contradicts, in
         words; None where none does."""
         held: dict[int, tuple[int, int]] | None = None
-        for k, (node, epochs, c) in enumerate(zip(self.nodes, self.epochs, consumed, strict=True)):
+        for k, (node, epochs, covered, c) in enumerate(zip(self.nodes, self.epochs, self.covered, consumed, strict=True)):
             later = self._later(k, c, consumed)
             if node == CONTROLLER_NODE:
                 ctl = s.controller
@@ -146,6 +168,13 @@ class Facts:
             proc = s.procs.get(node)
             if meta_file is not None and proc is not None and proc.meta_file not in (NO_ID, meta_file):
                 return f"metaFile: {node}'s is {proc.meta_file}, later {meta_file}"
+            epoch = later.get("localMasterEpoch")
+            if epoch and proc is not None and epoch != proc.local_master_epoch and epoch < s.controller.master_epoch:
+                return (f"localMasterEpoch: {node}'s is {proc.local_master_epoch}, later {epoch}, below the controller's "
+                        f"masterEpoch {s.controller.master_epoch}")
+            why = self._uncovered(s, covered, c) if covered else None
+            if why is not None:
+                return f"epochFile: {node}'s later covers {why}"
             if not epochs:
                 continue
             if held is None:
@@ -159,10 +188,30 @@ class Facts:
                 elif m < s.next_msg:
                     if "lost" in self.kinds:
                         return f"lost: message {m} is written (nextMsg {s.next_msg}) and no log holds it, later {node}'s does"
-                elif "unwritten" in self.kinds and e[1] < s.controller.master_epoch and \
-                        all(p.local_master_epoch != e[1] for p in s.procs.values()):
+                elif "unwritten" in self.kinds and self._unwritable(s, e[1]):
                     return (f"unwritten: message {m} is not written (nextMsg {s.next_msg}), later at epoch {e[1]}, below the "
                             f"controller's masterEpoch {s.controller.master_epoch} and no process's localMasterEpoch")
+        return None
+
+    @staticmethod
+    def _unwritable(s: System, epoch: int) -> bool:
+        """Whether no message not yet written is written at ``epoch``: it is below the controller's ``masterEpoch`` and no
+        process's ``localMasterEpoch`` (``unwritten``)."""
+        return epoch < s.controller.master_epoch and all(p.local_master_epoch != epoch for p in s.procs.values())
+
+    def _uncovered(self, s: System, covered: Mapping[tuple[int, int], int], c: int) -> str | None:
+        """The first (offset, epoch) of ``covered`` shown from count ``c`` on that no log of ``s`` holds a message at,
+        where none not yet written can be written at its epoch, in words; None where there is none."""
+        positions = None
+        for (offset, epoch), last in covered.items():
+            if last < c or not self._unwritable(s, epoch):
+                continue
+            if positions is None:
+                positions = frozenset((offset, e) for p in s.procs.values() for offset, (_, e) in enumerate(p.log))
+            if (offset, epoch) not in positions:
+                return (f"offset {offset} at epoch {epoch}; no log holds a message there, and none not yet written (nextMsg "
+                        f"{s.next_msg}) is at that epoch, below the controller's masterEpoch {s.controller.master_epoch} "
+                        "and no process's localMasterEpoch")
         return None
 
 
@@ -246,3 +295,47 @@ class Restarts:
             if proc is not None:
                 needed += after[c] + int(starts[c] and not restarted(proc))
         return needed
+
+
+# the steps that change their process's ``regState`` (broker.py: the registration steps, CrashKeeping and Restart;
+# designs.py: a design's restart), each only its own process's; tests/unit/test_stable_facts.py checks that no other
+# step changes a process's on every committed trace and the sampled walks
+REG_STEPS = frozenset({"CreateTempFile", "SendApplyBrokerId", "AbandonTempFile", "WriteMetaFile", "DeleteTempFile",
+                       "SendRegister", "LoadMetaFile", "LoadTempFile", "Crash", "CrashTorn", "Restart", "MsRestart",
+                       "DlRestart"})
+
+
+class Guards:
+    """The registration states the next event of each process may need, for the search's pruning
+    (search._Problem.hopeless): a process none of whose REG_STEPS the search may take unobserved (``unobserved``: the
+    actions it may take, explore.NextActions) nor another node's event takes keeps its ``regState`` until its next
+    event, so where that event's action has a Guard (broker.py) the state already passes it, or no behaviour from it
+    explains the log."""
+
+    def __init__(self, merged: Merged, unobserved: Iterable[Mapping[str, Any]]):
+        moving = {a["process"] for a in unobserved if a["tag"] in REG_STEPS}
+        moving |= {e.action["process"] for e in merged.events
+                   if e.action is not None and e.action["tag"] in REG_STEPS and e.action.get("process") != e.node}
+        self.nodes = merged.nodes
+        # per node: per count c of its events consumed, the states its next event's guard allows (None: any); None for
+        # a node whose regState may change unobserved
+        self.allowed: list[list[frozenset[str] | None] | None] = []
+        for node, ids in zip(merged.nodes, merged.by_node, strict=True):
+            if node == CONTROLLER_NODE or node in moving:
+                self.allowed.append(None)
+                continue
+            row: list[frozenset[str] | None] = []
+            for i in ids:
+                action = merged.events[i].action
+                guard = GUARDS.get(action["tag"]) if action is not None and action.get("process") == node else None
+                row.append(frozenset(guard.states) if guard is not None else None)
+            self.allowed.append([*row, None])
+
+    def stuck(self, s: System, consumed: Sequence[int]) -> str | None:
+        """The first process whose ``regState`` in ``s`` its next event's guard rules out, in words; None where none."""
+        for node, allowed, c in zip(self.nodes, self.allowed, consumed, strict=True):
+            states = allowed[c] if allowed is not None else None
+            proc = s.procs.get(node)
+            if states is not None and proc is not None and proc.reg_state not in states:
+                return f"regState: {node} is {proc.reg_state}, its next event needs {' or '.join(sorted(states))}"
+        return None

@@ -16,7 +16,7 @@ event's completion that a request refuses or a response lost is tried only in th
 with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
 again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
 (messages_needed), whose state contradicts what a later event observes by a fact it fixes for every later state
-(facts.py), or that is more steps from what an event ahead shows of the counters (epochs, the broker id counter, the
+(facts.py), where a process's next event needs a registration state it cannot reach first (facts.Guards), or that is more steps from what an event ahead shows of the counters (epochs, the broker id counter, the
 log ends heartbeats and Acks report, the least log end a log, confirmOffset, flushed offset or epoch file implies)
 than the steps before it (distance.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule`
 runs one without it to name the event refused. A node's unobserved steps are taken nearest first: by the distance of
@@ -39,8 +39,8 @@ against every interleaving of the steps no event needs, until an event many step
   when the one before refuses (no behaviour with so few faults explains the log, which is no verdict), from its memo
   (Search.more_faults), until one refuses that never left out a step for want of a fault: every behaviour with few
   faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
-  than it has left (_Problem.short_of_faults: with none left, by the facts only faults break; the stretches where a
-  broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts), which is leaving out
+  than it has left (_Problem.short_of_faults: one where the state contradicts a fact only faults break; the stretches
+  where a broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts), which is leaving out
   steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the steps that
   remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search has found
   failing (its memo), as that search skips its own.
@@ -98,7 +98,7 @@ from autoswitch.conformance.engines import KINDS, Config
 from autoswitch.conformance.explore import NEXT_TRIGGERS, NextActions, admits
 from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
-from autoswitch.conformance.logs.facts import Expiries, Facts, Restarts, kinds_for
+from autoswitch.conformance.logs.facts import Expiries, Facts, Guards, Restarts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
@@ -472,12 +472,15 @@ class _Problem:
                        for i in sorted({index for index, *_ in self.needs} | set(self.terms))}
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
-        self.facts = Facts.of(m, kinds_for(a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped))
+        self.facts = Facts.of(m, kinds_for((a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped),
+                                           self.opts))
         # and those of a fault-bounded search with no fault left, which takes no unobserved fault (but a Crash a logged
         # Restart shows: Search._cost), so that every fact only a fault breaks holds too
-        calm = kinds_for(a["tag"] for i, a in enumerate(self.actions.all)
-                         if i not in self.skipped and (not self.fault[i] or i in self.crashes))
+        calm = kinds_for((a["tag"] for i, a in enumerate(self.actions.all)
+                          if i not in self.skipped and (not self.fault[i] or i in self.crashes)), self.opts)
         self.calm = self.facts if calm == self.facts.kinds else Facts.of(m, calm)
+        # the registration states each process's next event needs, where no unobserved step changes its own (facts.Guards)
+        self.guards = Guards(m, [a for i, a in enumerate(self.actions.all) if i not in self.skipped])
         self.expiries = Expiries(m) if "alive" in calm else None
         self.restarts = Restarts(m)
 
@@ -493,17 +496,21 @@ class _Problem:
         return max(0, self.merged.value(following) - clock - (0 if observes else 1))
 
     def short_of_faults(self, frame: _Frame) -> bool:
-        """Whether every behaviour from a fault-bounded search's node takes more unobserved faults than it has left: with
-        none left, its state contradicts what an event left observes by a fact only faults break (facts.Facts), or the
-        stretches ahead where a broker id leaves ``alive`` (facts.Expiries) and the crashes before startup steps
-        (facts.Restarts), each a fault step of its own, are more."""
+        """Whether every behaviour from a fault-bounded search's node takes more unobserved faults than it has left: the
+        crashes before startup steps (facts.Restarts), and the more of the stretches ahead where a broker id leaves
+        ``alive`` (facts.Expiries) and one where the state contradicts what an event left observes by a fact only faults
+        break (facts.Facts), each a fault step of its own: no crash breaks a fact, and a step that breaks the contradicted
+        one may break ``alive`` too."""
         s, consumed = frame.s, frame.consumed
-        if frame.faults == 0 and self.calm is not self.facts and self.calm.contradiction(s, consumed) is not None:
-            return True
         needed = self.restarts.needed(s, consumed)
-        if self.expiries is not None:
-            needed += self.expiries.needed(s, consumed)
-        return needed > frame.faults
+        if needed > frame.faults:
+            return True
+        expiries = self.expiries.needed(s, consumed) if self.expiries is not None else 0
+        if needed + max(expiries, 1) <= frame.faults:
+            return False
+        if needed + expiries > frame.faults:
+            return True
+        return self.calm is not self.facts and self.calm.contradiction(s, consumed) is not None
 
     def rooms(self, frame: _Frame, per_event: int) -> Callable[[int], int]:
         """The most steps a behaviour takes from the node to the state of each event left (by its index): the node's
@@ -521,11 +528,12 @@ class _Problem:
         return lambda index: start + m.value(index)
 
     def hopeless(self, frame: _Frame, per_event: int) -> bool:
-        """Whether the state contradicts what an event left observes (facts.Facts), or some event left needs more
-        messages written (messages_needed), or more steps (distance.py: of the next HORIZON events of each node that
-        show counters), than a behaviour takes before it (rooms)."""
+        """Whether a process's next event needs a registration state the process cannot reach first (facts.Guards), the
+        state contradicts what an event left observes (facts.Facts), or some event left needs more messages written
+        (messages_needed), or more steps (distance.py: of the next HORIZON events of each node that show counters), than
+        a behaviour takes before it (rooms)."""
         s, consumed = frame.s, frame.consumed
-        if self.facts.contradiction(s, consumed) is not None:
+        if self.guards.stuck(s, consumed) is not None or self.facts.contradiction(s, consumed) is not None:
             return True
         room, written = self.rooms(frame, per_event), s.next_msg
         for index, node, place, need in self.needs:

@@ -377,3 +377,37 @@ def test_a_fault_bounded_search_skips_the_nodes_the_exact_search_found_failing(t
     assert alone.run(BUDGET) is None and told.run(BUDGET) is None
     assert alone.verdict == told.verdict == REFUSED
     assert told.expanded < alone.expanded, (told.expanded, alone.expanded)
+
+
+class _Counted:
+    """A stand-in for facts.Restarts or facts.Expiries that counts ``needed`` faults, and for facts.Facts that finds a
+    contradiction or none."""
+
+    def __init__(self, needed: int = 0, contradicts: bool = False):
+        self.count, self.contradicts = needed, contradicts
+
+    def needed(self, s: Any, consumed: Any) -> int:
+        return self.count
+
+    def contradiction(self, s: Any, consumed: Any) -> str | None:
+        return "counters: made up" if self.contradicts else None
+
+
+@pytest.mark.parametrize(("restarts", "expiries", "contradicts", "faults", "short"), [
+    (1, 0, False, 1, False), (2, 0, False, 1, True),  # crashes alone
+    (0, 2, False, 2, False), (0, 3, False, 2, True),  # stretches alone
+    (1, 1, False, 2, False), (1, 2, False, 2, True),  # each a fault of its own
+    (0, 0, True, 0, True), (0, 0, True, 1, False),  # a fact only faults break: one fault
+    (1, 0, True, 1, True), (1, 0, True, 2, False),  # no crash breaks a fact
+    (1, 1, True, 2, False),  # the step that breaks the fact may empty alive's stretch too
+])
+def test_short_of_faults_counts_crashes_and_the_more_of_stretches_and_a_broken_fact(
+        restarts: int, expiries: int, contradicts: bool, faults: int, short: bool) -> None:
+    """_Problem.short_of_faults: the faults every behaviour from a node still takes are the crashes before startup
+    steps, plus the more of the stretches where a broker id leaves ``alive`` and one for a fact only faults break that
+    the state contradicts."""
+    problem = _Problem.__new__(_Problem)
+    problem.restarts, problem.expiries = _Counted(restarts), _Counted(expiries)  # type: ignore[assignment]
+    problem.facts, problem.calm = _Counted(), _Counted(contradicts=contradicts)  # type: ignore[assignment]
+    frame = _Frame(None, 0, (), 0, False, None, faults=faults)  # type: ignore[arg-type]
+    assert problem.short_of_faults(frame) is short

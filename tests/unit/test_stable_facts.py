@@ -21,7 +21,7 @@ from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.bench import SAFETY, sampled_walks
 from autoswitch.conformance.logs.events import CONTROLLER_NODE, Event, read_log
-from autoswitch.conformance.logs.facts import BREAKERS, Expiries, Facts, Restarts, kinds_for
+from autoswitch.conformance.logs.facts import ACROSS, BREAKERS, REG_STEPS, Expiries, Facts, Guards, Restarts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, merge
 from autoswitch.conformance.logs.search import validate
 from autoswitch.conformance.simulation.campaign import grid
@@ -38,7 +38,7 @@ CRASHES = ("Crash", "CrashTorn")
 def _observations(v: Mapping[str, Any], nodes: Sequence[str]) -> list[dict[str, Any]]:
     """What a full log's line of each node would observe in the state whose variables are ``v``."""
     return [{name: v[name] for name in CONTROLLER_VARS} if node == CONTROLLER_NODE else
-            {name: v[name][node] for name in ("metaFile", "log")} for node in nodes]
+            {name: v[name][node] for name in ("metaFile", "localMasterEpoch", "log", "epochFile")} for node in nodes]
 
 
 def _behaviour(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, System]]:
@@ -50,20 +50,21 @@ def _behaviour(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[tup
     return out
 
 
-def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str]) -> None:
+def _check(behaviour: list[tuple[str, System]], options: Options, where: str, checked: Counter[str]) -> None:
     """Assert that no state contradicts the next one's observations, for the facts its step does not break, nor any
-    later state's messages; count, per fact, the checks where the later state showed what could contradict."""
+    later state's messages, epochs and epoch files; count, per fact, the checks where the later state showed what could
+    contradict."""
     nodes = (CONTROLLER_NODE, *sorted(behaviour[0][1].procs))
     seen = [_observations(variables(s), nodes) for _, s in behaviour]
-    unbroken = not any(tag in BREAKERS["unwritten"] for tag, _ in behaviour)
-    everything = Facts(nodes, list(zip(*seen, strict=True)), frozenset({"messages", "lost", "unwritten"} if unbroken else
-                                                                      {"messages", "lost"}))
+    unbroken = not any(tag in BREAKERS[kind] for tag, _ in behaviour for kind in ACROSS)
+    later = (frozenset({"messages", "lost"}) | (ACROSS if unbroken else frozenset())) & kinds_for((), options)
+    everything = Facts(nodes, list(zip(*seen, strict=True)), later)
     for i in range(len(behaviour) - 1):
         s = behaviour[i][1]
         why = everything.contradiction(s, (i + 1,) * len(nodes))
         assert why is None, f"{where}: state {i} and a later one: {why}"
         tag = behaviour[i + 1][0]
-        kinds = kinds_for({tag}) - {"messages", "lost", "unwritten"}
+        kinds = kinds_for({tag}) - later
         why = Facts(nodes, [[o] for o in seen[i + 1]], kinds).contradiction(s, (0,) * len(nodes))
         assert why is None, f"{where}: state {i} and step {i + 1} ({tag}): {why}"
         c = s.controller
@@ -75,6 +76,11 @@ def _check(behaviour: list[tuple[str, System]], where: str, checked: Counter[str
         checked["lost"] += any(p.log for p in behaviour[i + 1][1].procs.values()) and s.next_msg > 1
         checked["unwritten"] += unbroken and s.controller.master_epoch > 1 and any(
             m >= s.next_msg for _, w in behaviour[i + 1:] for p in w.procs.values() for m, _ in p.log)
+        checked["epochFile"] += "epochFile" in later and any(
+            e < s.controller.master_epoch and all(x.local_master_epoch != e for x in s.procs.values())
+            for _, w in behaviour[i + 1:] for x in w.procs.values() for (e, _) in x.epoch_file[:-1])
+        checked["localMasterEpoch"] += unbroken and any(
+            0 != w.procs[p].local_master_epoch != x.local_master_epoch for _, w in behaviour[i + 1:] for p, x in s.procs.items())
 
 
 def _check_expiries(behaviour: list[tuple[str, System]], where: str, checked: Counter[str]) -> None:
@@ -120,16 +126,43 @@ def _check_restarts(behaviour: list[tuple[str, System]], where: str, checked: Co
         checked["restarts, as many"] += 0 < needed == taken
 
 
+def _check_guards(behaviour: list[tuple[str, System]], actions: Sequence[Mapping[str, Any]], where: str,
+                  checked: Counter[str]) -> None:
+    """Assert that only a step of REG_STEPS changes a process's ``regState``, and only its own; and that where each
+    process logs every step it takes (none unobserved), facts.Guards finds no state stuck; count the states where a
+    process's next event has a guard its state passes only as its own."""
+    nodes = tuple(sorted(behaviour[0][1].procs))
+    for j in range(1, len(behaviour)):
+        (tag, s), before, action = behaviour[j], behaviour[j - 1][1], actions[j - 1]
+        moved = [p for p in nodes if s.procs[p].reg_state != before.procs[p].reg_state]
+        assert not moved or (tag in REG_STEPS and moved == [action["process"]]), f"{where}: step {j} ({tag}) moves {moved}"
+    own: dict[str, list[int]] = {p: [] for p in nodes}
+    events: list[Event] = []
+    for j, action in enumerate(actions, start=1):
+        p = action.get("process")
+        if p in own:
+            own[p].append(j)
+            events.append(Event(f"{p}.ndjson", j, p, None, j, action, (), {}, len(events)))
+    by_node = tuple(tuple(e.index for e in events if e.node == p) for p in nodes)
+    guards = Guards(Merged(tuple(events), "clock", 0, nodes, by_node), ())
+    for i, (_, s) in enumerate(behaviour):
+        consumed = tuple(bisect.bisect_right(own[p], i) for p in nodes)
+        assert guards.stuck(s, consumed) is None, f"{where}: state {i}: {guards.stuck(s, consumed)}"
+        checked["guards"] += any(row is not None and row[c] is not None for row, c in zip(guards.allowed, consumed, strict=True))
+
+
 def test_on_every_committed_trace() -> None:
     checked: Counter[str] = Counter()
     traces = 0
-    for name, behaviour in replayed(_behaviour):
-        _check(behaviour, name, checked)
+    for name, (options, actions, behaviour) in replayed(lambda config, actions: (config.options, actions,
+                                                                                  _behaviour(config, actions))):
+        _check(behaviour, options, name, checked)
+        _check_guards(behaviour, actions, name, checked)
         _check_expiries(behaviour, name, checked)
         _check_restarts(behaviour, name, checked)
         traces += 1
     assert traces >= 50 and all(checked[kind] >= 100 for kind in ALL), (traces, checked)
-    assert checked["expiries, as many"] >= 10 and checked["restarts, as many"] >= 10, checked
+    assert checked["expiries, as many"] >= 10 and checked["restarts, as many"] >= 10 and checked["guards"] >= 100, checked
 
 
 def test_on_the_sampled_walks() -> None:
@@ -138,12 +171,13 @@ def test_on_the_sampled_walks() -> None:
     names = set()
     for name, walk, actions in sampled_walks(SAFETY, 1, 60, 1):
         behaviour = _behaviour(grid()[name].config, actions)
-        _check(behaviour, f"{name} walk {walk}", checked)
+        _check(behaviour, grid()[name].config.options, f"{name} walk {walk}", checked)
+        _check_guards(behaviour, actions, f"{name} walk {walk}", checked)
         _check_expiries(behaviour, f"{name} walk {walk}", checked)
         _check_restarts(behaviour, f"{name} walk {walk}", checked)
         names.add(name)
     assert len(names) >= len(SAFETY) - 1 and all(checked[kind] for kind in ALL), checked
-    assert checked["expiries"] and checked["restarts"], checked
+    assert checked["expiries"] and checked["restarts"] and checked["guards"], checked
 
 
 def _state() -> System:
@@ -166,6 +200,8 @@ def _state() -> System:
     ("p2", {"log": [(1, 1), (2, 1), (3, 1)]}, "lost"),
     ("p2", {"log": [(1, 1), (2, 1), (4, 1)]}, "unwritten"),
     ("p1", {"metaFile": 2}, "metaFile"),
+    ("p2", {"localMasterEpoch": 1}, "localMasterEpoch"),
+    ("p2", {"epochFile": [(1, 0), (2, 3)]}, "epochFile"),
     (CONTROLLER_NODE, {"alive": {2: {"epoch": 0, "maxOffset": 0, "priority": 0}}}, "alive"),
 ])
 def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) -> None:
@@ -183,7 +219,8 @@ def test_each_fact_contradicted(node: str, observed: dict[str, Any], fact: str) 
                               2: {"addr": "10.0.0.2:30911", "checkCode": "10.0.0.2:30911;3"}},
                  "masterEpoch": 3, "nextBrokerId": 2,
                  "alive": {1: {"epoch": 1, "maxOffset": 2, "priority": 0}, 2: {"epoch": 0, "maxOffset": 0, "priority": 0}}}],
-               [{"metaFile": 1, "log": [(1, 1), (2, 1), (4, 2)]}], [{"metaFile": 2, "log": [(1, 1)]}]]
+               [{"metaFile": 1, "localMasterEpoch": 0, "log": [(1, 1), (2, 1), (4, 2)], "epochFile": [(1, 0), (2, 2)]}],
+               [{"metaFile": 2, "localMasterEpoch": 2, "log": [(1, 1)]}]]
     assert Facts(nodes, allowed, ALL).contradiction(s, (0, 0, 0)) is None
 
 
@@ -231,3 +268,18 @@ def test_a_breaker_among_the_events_holds_back_the_observations_it_may_precede(t
     for cut_log in (full, cut.controller_view(full)):
         verdict = validate(read_log(cut_log.write(tmp_path / str(len(cut_log.events)))))
         assert verdict.ok, verdict.describe()
+
+
+def test_a_process_that_cannot_register_unobserved_is_stuck_before_an_event_its_state_fails() -> None:
+    """p1's next event is a SendRegister (guard META_DONE) and p1 is INITIAL: stuck where no step that changes p1's
+    ``regState`` may be unobserved, not where one may (a CreateTempFile of p1's), nor where another node logs one of
+    p1's, nor once the event is consumed."""
+    s = _state()
+    register = Event("p1.ndjson", 1, "p1", None, 1, {"tag": "SendRegister", "process": "p1"}, (), {}, 0)
+    merged = Merged((register,), "clock", 0, ("p1", "p2"), ((0,), ()))
+    assert (Guards(merged, [{"tag": "Write", "process": "p1"}]).stuck(s, (0, 0)) or "").startswith("regState: p1 is INITIAL")
+    assert Guards(merged, []).stuck(s, (1, 0)) is None
+    assert Guards(merged, [{"tag": "CreateTempFile", "process": "p1"}]).stuck(s, (0, 0)) is None
+    load = Event("p2.ndjson", 1, "p2", None, 0, {"tag": "LoadMetaFile", "process": "p1"}, (), {}, 1)
+    merged = Merged((register, load), "clock", 0, ("p1", "p2"), ((0,), (1,)))
+    assert Guards(merged, []).stuck(s, (0, 0)) is None
