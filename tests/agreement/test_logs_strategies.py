@@ -19,6 +19,7 @@ from test_logs_sources import _walk
 from autoswitch.conformance.engines import Config, trace_states
 from autoswitch.conformance.logs import bench, cut
 from autoswitch.conformance.logs.events import read_log
+from autoswitch.conformance.logs.facts import Guards
 from autoswitch.conformance.logs.merge import merge
 from autoswitch.conformance.logs.search import (
     CARRY,
@@ -411,3 +412,20 @@ def test_short_of_faults_counts_crashes_and_the_more_of_stretches_and_a_broken_f
     problem.facts, problem.calm = _Counted(), _Counted(contradicts=contradicts)  # type: ignore[assignment]
     frame = _Frame(None, 0, (), 0, False, None, faults=faults)  # type: ignore[arg-type]
     assert problem.short_of_faults(frame) is short
+
+
+@pytest.mark.slow
+def test_a_process_that_registers_only_where_it_logs_is_held_to_its_next_events_guard(tmp_path: Path) -> None:
+    """The implementation's log of p1 alone, of safe-rocketmq-3p's walk 250 (100 steps, one of the default campaign's
+    samples; clock only ordering): p1 logs a SendRegister with no answer, then another that registers it. Taking the
+    first's answer leaves p1 REGISTERED before a SendRegister, and p1 logs every step that changes its regState, so
+    facts.Guards skips that node at once: fault-bounded lazy-carry with no fault explains the log, where without the
+    guards it spends the budget on every interleaving of the other brokers' steps (validate gave up on this log at
+    200,000 states before)."""
+    _, _, actions = next(w for w in bench.sampled_walks(["safe-rocketmq-3p"], 1000, 100, 1) if w[1] == 250)
+    problem, gap = _cut_problem(grid()["safe-rocketmq-3p"].config, actions, "impl", "one-node", tmp_path)
+    guarded = Search(problem, gap, CARRY, 0)
+    assert guarded.run(BUDGET) is not None and guarded.verdict == EXPLAINED, guarded.expanded
+    problem.guards = Guards(problem.merged, problem.actions.all)  # every process may change its regState unobserved
+    unguarded = Search(problem, gap, CARRY, 0)
+    assert unguarded.run(BUDGET) is None and unguarded.expanded == BUDGET
