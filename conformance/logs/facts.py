@@ -62,8 +62,8 @@ def kinds_for(possible: Iterable[str], options: Options | None = None) -> frozen
 
 def _shown(node: str, o: Mapping[str, Any], kinds: frozenset[str]) -> dict[str, Any]:
     """What one observation of ``node`` shows of the facts: ``replicas`` (broker id -> checkCode), each counter,
-    ``alive`` (its broker ids), ``metaFile``, ``localMasterEpoch`` and ``log`` (message id -> its offset and epoch); the kinds not asked for
-    left out."""
+    ``alive`` (its broker ids), ``metaFile``, ``localMasterEpoch``, ``log`` (message id -> its offset and epoch) and
+    ``covered`` (the (offset, epoch) pairs its epoch file covers); the kinds not asked for left out."""
     shown: dict[str, Any] = {}
     if node == CONTROLLER_NODE:
         if "replicas" in kinds and isinstance(o.get("replicas"), Mapping):

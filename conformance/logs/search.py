@@ -16,9 +16,10 @@ event's completion that a request refuses or a response lost is tried only in th
 with ``k`` steps left is memoised by (fingerprint.Fingerprints of the state, events consumed per node) and not searched
 again with ``k`` or fewer. A node from which too few messages can be written before a later event that shows them
 (messages_needed), whose state contradicts what a later event observes by a fact it fixes for every later state
-(facts.py), where a process's next event needs a registration state it cannot reach first (facts.Guards), or that is more steps from what an event ahead shows of the counters (epochs, the broker id counter, the
-log ends heartbeats and Acks report, the least log end a log, confirmOffset, flushed offset or epoch file implies)
-than the steps before it (distance.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule`
+(facts.py), where a process's next event needs a registration state it cannot reach first (facts.Guards), or that is
+more steps from what an event ahead shows of the counters (epochs, the broker id counter, the log ends heartbeats and
+Acks report, the least log end a log, confirmOffset, flushed offset or epoch file implies) than the steps before it
+(distance.py), is skipped (_Problem.hopeless); where that search refuses, :func:`_schedule`
 runs one without it to name the event refused. A node's unobserved steps are taken nearest first: by the distance of
 the state after each to the next event of each node that shows counters, summed (_Problem.nearness; ties in Next's
 order), so that the search elects, writes, transfers and beats where the log shows that these happened before it
@@ -39,9 +40,9 @@ against every interleaving of the steps no event needs, until an event many step
   when the one before refuses (no behaviour with so few faults explains the log, which is no verdict), from its memo
   (Search.more_faults), until one refuses that never left out a step for want of a fault: every behaviour with few
   faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
-  than it has left (_Problem.short_of_faults: one where the state contradicts a fact only faults break; the stretches
-  where a broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts), which is leaving out
-  steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the steps that
+  than it has left (_Problem.short_of_faults: one where the state contradicts a fact only faults break; the
+  stretches where a broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts),
+  which is leaving out steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the steps that
   remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search has found
   failing (its memo), as that search skips its own.
 
