@@ -149,6 +149,7 @@ class Facts:
         """The first fact of ``s`` that an observation not yet consumed (``consumed`` of each node) contradicts, in
         words; None where none does."""
         held: dict[int, tuple[int, int]] | None = None
+        positions: frozenset[tuple[int, int]] | None = None  # the (offset, epoch) of every entry of every log
         for k, (node, epochs, covered, c) in enumerate(zip(self.nodes, self.epochs, self.covered, consumed, strict=True)):
             later = self._later(k, c, consumed)
             if node == CONTROLLER_NODE:
@@ -172,9 +173,15 @@ class Facts:
             if epoch and proc is not None and epoch != proc.local_master_epoch and epoch < s.controller.master_epoch:
                 return (f"localMasterEpoch: {node}'s is {proc.local_master_epoch}, later {epoch}, below the controller's "
                         f"masterEpoch {s.controller.master_epoch}")
-            why = self._uncovered(s, covered, c) if covered else None
-            if why is not None:
-                return f"epochFile: {node}'s later covers {why}"
+            unwritable = [position for position, last in covered.items() if last >= c and self._unwritable(s, position[1])]
+            if unwritable:
+                if positions is None:
+                    positions = frozenset((offset, e) for p in s.procs.values() for offset, (_, e) in enumerate(p.log))
+                missing = next((position for position in unwritable if position not in positions), None)
+                if missing is not None:
+                    return (f"epochFile: {node}'s later covers offset {missing[0]} at epoch {missing[1]}; no log holds a "
+                            f"message there, and none not yet written (nextMsg {s.next_msg}) is at that epoch, below the "
+                            f"controller's masterEpoch {s.controller.master_epoch} and no process's localMasterEpoch")
             if not epochs:
                 continue
             if held is None:
@@ -198,21 +205,6 @@ class Facts:
         """Whether no message not yet written is written at ``epoch``: it is below the controller's ``masterEpoch`` and no
         process's ``localMasterEpoch`` (``unwritten``)."""
         return epoch < s.controller.master_epoch and all(p.local_master_epoch != epoch for p in s.procs.values())
-
-    def _uncovered(self, s: System, covered: Mapping[tuple[int, int], int], c: int) -> str | None:
-        """The first (offset, epoch) of ``covered`` shown from count ``c`` on that no log of ``s`` holds a message at,
-        where none not yet written can be written at its epoch, in words; None where there is none."""
-        positions = None
-        for (offset, epoch), last in covered.items():
-            if last < c or not self._unwritable(s, epoch):
-                continue
-            if positions is None:
-                positions = frozenset((offset, e) for p in s.procs.values() for offset, (_, e) in enumerate(p.log))
-            if (offset, epoch) not in positions:
-                return (f"offset {offset} at epoch {epoch}; no log holds a message there, and none not yet written (nextMsg "
-                        f"{s.next_msg}) is at that epoch, below the controller's masterEpoch {s.controller.master_epoch} "
-                        "and no process's localMasterEpoch")
-        return None
 
 
 class Expiries:

@@ -42,8 +42,8 @@ against every interleaving of the steps no event needs, until an event many step
   faults is tried before any with more. It also skips a node from which every behaviour takes more unobserved faults
   than it has left (_Problem.short_of_faults: one where the state contradicts a fact only faults break; the
   stretches where a broker id leaves ``alive``, facts.Expiries; the crashes before startup steps, facts.Restarts),
-  which is leaving out steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to choose, the steps that
-  remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search has found
+  which is leaving out steps for want of a fault. Lazy-carry's, for logs of runs where faults are rare: with none to
+  choose, the steps that remain are few. Exact's: its behaviours are some of the exact search's, so it skips a node that search has found
   failing (its memo), as that search skips its own.
 
 Restarts: a wrong early choice may be found wrong only many events later, after the search has tried it against every
@@ -471,17 +471,18 @@ class _Problem:
         # others' it does not precede (the events that may come before it, or are it)
         self.before = {i: tuple(sum(1 for j in ids if not m.precedes(i, j)) for ids in m.by_node)
                        for i in sorted({index for index, *_ in self.needs} | set(self.terms))}
+        # the actions a search may take unobserved: none the log has every one of, nor a NEVER_UNOBSERVED one
+        unobserved = [a for i, a in enumerate(self.actions.all) if i not in self.skipped]
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
-        self.facts = Facts.of(m, kinds_for((a["tag"] for i, a in enumerate(self.actions.all) if i not in self.skipped),
-                                           self.opts))
+        self.facts = Facts.of(m, kinds_for((a["tag"] for a in unobserved), self.opts))
         # and those of a fault-bounded search with no fault left, which takes no unobserved fault (but a Crash a logged
         # Restart shows: Search._cost), so that every fact only a fault breaks holds too
         calm = kinds_for((a["tag"] for i, a in enumerate(self.actions.all)
                           if i not in self.skipped and (not self.fault[i] or i in self.crashes)), self.opts)
         self.calm = self.facts if calm == self.facts.kinds else Facts.of(m, calm)
         # the registration states each process's next event needs, where no unobserved step changes its own (facts.Guards)
-        self.guards = Guards(m, [a for i, a in enumerate(self.actions.all) if i not in self.skipped])
+        self.guards = Guards(m, unobserved)
         self.expiries = Expiries(m) if "alive" in calm else None
         self.restarts = Restarts(m)
 
