@@ -34,7 +34,9 @@ against every interleaving of the steps no event needs, until an event many step
   instead, to the same state (it commutes with the event and the unobserved steps after it), is taken after it, so a
   step no event needs is never taken. Every behaviour it finds is one of the model's, but placing steps late may pile
   more than the gap before the event that needs them, so it may miss an explanation.
-- ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles.
+- ``lazy-carry``: lazy, and the steps a gap leaves unused carry to the next (at most the gap again), for those piles;
+  or, with the gap as a rate, every unused step carries on: before the ``n``-th event it takes at most ``n`` times the
+  gap, however they pile.
 - fault-bounded: a strategy with a budget of unobserved faults (a fault tag of liveness.FAULT_KINDS or a lost
   response, but a Crash whose process's next event is a logged Restart: Search._cost), 0, then 1, 2, ... each starting
   when the one before refuses (no behaviour with so few faults explains the log, which is no verdict), from its memo
@@ -58,9 +60,11 @@ refuses as one without restarts would.
 
 :func:`_schedule` runs fault-bounded lazy-carry with ``max_gap`` first, up to a third of ``max_states`` (it explains
 most logs cut from the default campaign's walks whose clock only orders, in a median of 245 nodes, and a log that
-needs more faults is most often refused as cheaply), then lazy-carry with each gap below ``max_gap`` in turn (a wrong
-early choice is found wrong cheaply with a small gap), then those paused, fault-bounded exact and the three with
-``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused. Where the clock counts steps, it runs
+needs more faults is most often refused as cheaply), then lazy-carry with each gap of RATES below ``max_gap`` as a
+rate, up to a tenth each (for a log whose unobserved steps come in bursts), then lazy-carry with each gap below
+``max_gap`` in turn, up to a third each (a wrong early choice is found wrong cheaply with a small gap), then those
+paused, fault-bounded exact and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it
+paused. Where the clock counts steps, it runs
 only fault-bounded exact and exact (each gap has the clock's bound: the lazy searches, which move steps to later
 gaps, would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states``
 bounds the nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the
@@ -132,6 +136,8 @@ NOT_ENABLED = 1 << 20  # a miss's distance when the action is not enabled (any o
 DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables where it differs from the first
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
+RATES = (1, 2)  # the gaps of the lazy-carry searches with the gap as a rate
+RATE_SHARE = 10  # each of those pauses after 1/RATE_SHARE of max_states
 SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one as many as the others together)
 # Consume changes only the ghost ``seen``, which no node observes and only Consume's guard reads (something visible not
 # yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
@@ -519,7 +525,8 @@ class _Problem:
         ``budget`` of unobserved steps before the next event, then, where the clock counts steps, the step of the smallest
         clock left where an event left at that clock has an action (lines that only observe show the state after a step
         of the budget: bound) and those from that clock to the event's (each a step), else ``per_event`` for each event
-        that may come before it or is it (its step, and the unobserved steps after the one before)."""
+        that may come before it or is it (its step, and the unobserved steps after the one before: a gap of lazy-carry
+        takes more than the search's gap only of what those before it left unused, which ``budget`` holds)."""
         consumed, m, budget = frame.consumed, self.merged, frame.budget
         if not self.steps:
             return lambda index: budget + per_event * sum(max(0, b - c) for b, c in zip(self.before[index], consumed, strict=True))
@@ -581,8 +588,8 @@ class Search:
     docstring); :meth:`run` resumes where it paused."""
 
     def __init__(self, problem: _Problem, max_gap: int, strategy: str = EXACT, faults: int | None = None,
-                 prune: bool = True, restart: int = RESTART, nearest: bool = True):
-        self.problem, self.max_gap, self.strategy = problem, max_gap, strategy
+                 prune: bool = True, restart: int = RESTART, nearest: bool = True, rate: bool = False):
+        self.problem, self.max_gap, self.strategy, self.rate = problem, max_gap, strategy, rate
         # take the unobserved steps nearest to the events ahead first (_Problem.nearness; else in Next's order)
         self.nearest = nearest
         self.nearness = problem.nearness if nearest and problem.terms else None
@@ -594,13 +601,16 @@ class Search:
         self.starved = False  # whether it left out a step for want of a fault to spend (more_faults)
         self.fault = problem.fault
         self.lazy = strategy != EXACT
-        # the unused steps of a gap the next may take, at most (none where the clock counts steps: it bounds each gap)
-        self.carry = max_gap if strategy == CARRY and not problem.steps else 0
+        # the unused steps of a gap the next may take, at most: the gap, or all with the gap as a rate (none where the
+        # clock counts steps: it bounds each gap)
+        self.carry = (math.inf if rate else max_gap) if strategy == CARRY and not problem.steps else 0
         self.bound = problem.bound
         # skip the nodes from which no behaviour writes the messages a later event needs (_Problem.hopeless): sound,
         # but a refusal then may stop short of the event it is about (validate runs a search without it to say which)
         self.prune, self.pruned, self.hopeless = prune, 0, problem.hopeless
-        self.per_event = max_gap + self.carry + 1
+        # an event's step and the gap before it: a gap takes more only of what earlier ones left unused, which the
+        # budget of a node holds (_Problem.rooms)
+        self.per_event = max_gap + 1
         self.log, self.merged, self.opts = problem.log, problem.merged, problem.opts
         self.actions, self.runs, self.skipped = problem.actions, problem.runs, problem.skipped
         self.crashes = problem.crashes
@@ -620,9 +630,10 @@ class Search:
         self.verdict: str | None = None  # EXPLAINED or REFUSED once the search is over
 
     def describe(self) -> str:
-        """The strategy, its gap and its fault budget: ``lazy-carry, gap 4, at most 1 fault unobserved``."""
+        """The strategy, its gap and its fault budget: ``lazy-carry, gap 4, at most 1 fault unobserved``; ``lazy-carry, gap 1
+        as a rate``."""
         faults = "" if self.faults is None else f", at most {self.faults} fault{'' if self.faults == 1 else 's'} unobserved"
-        return f"{self.strategy}, gap {self.max_gap}{faults}"
+        return f"{self.strategy}, gap {self.max_gap}{' as a rate' if self.carry == math.inf else ''}{faults}"
 
     def more_faults(self) -> Search | None:
         """The same search with one unobserved fault more, after this fault-bounded one refused; None where it never left
@@ -632,7 +643,8 @@ class Search:
         assert self.faults is not None and self.verdict == REFUSED
         if not self.starved:
             return None
-        following = Search(self.problem, self.max_gap, self.strategy, self.faults + 1, self.prune, self.restart, self.nearest)
+        following = Search(self.problem, self.max_gap, self.strategy, self.faults + 1, self.prune, self.restart, self.nearest,
+                           self.rate)
         following.memo, following.refuted = self.memo, self.refuted
         return following
 
@@ -743,7 +755,7 @@ class Search:
         """The unobserved steps a node may take before the next event, after an event at ``clock`` (0: Init) with
         ``left`` of its own gap unused: the search's gap (and what it carries), at most the clock's bound."""
         bound = self.bound(clock, consumed)
-        gap = self.max_gap + min(left, self.carry)
+        gap = self.max_gap + int(min(left, self.carry))
         return gap if bound is None else min(gap, bound)
 
     def _movable(self, e: Event, record: Mapping[str, Any] | None, w: System) -> bool:
@@ -969,7 +981,8 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
               turned: Callable[[list[Search]], None] = lambda searches: None) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the fault-bounded lazy-carry search with
     ``max_gap`` (0 faults, then one more each time it refuses: Search.more_faults) until 1/PAUSE of ``max_states`` nodes
-    expanded; then the lazy-carry search with each gap below ``max_gap`` in turn, each pausing after 1/PAUSE of
+    expanded; then the lazy-carry search with each gap of RATES below ``max_gap`` as a rate, each pausing after
+    1/RATE_SHARE of ``max_states``, and with each gap below ``max_gap`` in turn, each pausing after 1/PAUSE of
     ``max_states``; then the paused ones, the fault-bounded exact one (0 faults, then one more each time it refuses) and
     the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many
     as the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
@@ -996,10 +1009,12 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
                 break
             carry = following
             searches.append(carry)
-    for gap in [] if problem.steps else gaps(max_gap)[:-1]:
-        search = Search(problem, gap, CARRY)
+    small = [] if problem.steps else [(gap, True, RATE_SHARE) for gap in RATES if gap < max_gap]
+    small += [] if problem.steps else [(gap, False, PAUSE) for gap in gaps(max_gap)[:-1]]
+    for gap, rate, share in small:
+        search = Search(problem, gap, CARRY, rate=rate)
         searches.append(search)
-        frames = search.run(min(left(), max_states // PAUSE))
+        frames = search.run(min(left(), max_states // share))
         turned(searches)
         if frames is not None:
             return searches, frames

@@ -1,7 +1,8 @@
 """The strategies of ``validate``'s search (conformance/logs/search.py, spec/README.md "Event logs"), each run alone on
 logs cut from sampled walks: the lazy search explains a controller-only log the exact one cannot within the same
 budget; lazy-carry explains a one-node log whose steps the lazy search piles up past the gap, and ``validate`` then
-explains it, since only the exact search's refusal is a verdict; the fault-bounded searches explain with few faults
+explains it, since only the exact search's refusal is a verdict; with the gap as a rate, lazy-carry explains one
+whose burst of unobserved steps the gap's own carry cannot hold; the fault-bounded searches explain with few faults
 first, their refusals are no verdict, each with a fault more starts from the memo of the one before, and the chain
 ends where more faults change nothing, but goes on past a node skipped for want of faults; fault-bounded lazy-carry,
 run first, explains a 100-step controller view the search without a fault budget gives up on; a search resumed in slices is the search run at once; and every
@@ -9,6 +10,7 @@ strategy's explanation is a behaviour of the model that meets every event of the
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,23 @@ def test_lazy_carry_explains_the_steps_the_lazy_search_piles_up(tmp_path: Path) 
     assert carry.run(BUDGET) is not None and carry.verdict == EXPLAINED
     verdict = validate(tmp_path / "log", max_gap=gap)
     assert verdict.status == EXPLAINED and verdict.found_by != f"{LAZY}, gap {gap}", verdict.describe()
+
+
+def test_lazy_carry_with_the_gap_as_a_rate_piles_up_what_every_earlier_gap_left_unused(tmp_path: Path) -> None:
+    """p1's one-node cut of a walk the default campaign samples at 100 steps, its clock only ordering: p2 crashes,
+    restarts and writes unobserved, and lazy-carry with a gap of 1 as a rate explains the log with 11 steps between two
+    of p1's events, which the steps its earlier events did without give it; carrying the unused steps of one gap only
+    (at most 2 between two events), it finds no explanation."""
+    name, gap = "fast-leader-kip101-2p", 1
+    _, _, actions = next(w for w in bench.sampled_walks([name], 1000, 100, 1) if w[1] == 500)
+    problem, _ = _cut_problem(grid()[name].config, actions, "walk", "one-node", tmp_path)
+    carry, capped = Search(problem, gap, CARRY, rate=True), Search(problem, gap, CARRY)
+    frames = carry.run(BUDGET)
+    assert frames is not None and carry.verdict == EXPLAINED, carry.expanded
+    assert capped.run(BUDGET) is None and capped.verdict is not None
+    steps = [f.via for f in frames if f.via is not None]  # a node with none is a level of the iterative deepening
+    runs = [len(list(run)) for unobserved, run in itertools.groupby(steps, key=lambda via: via[2] is None) if unobserved]
+    assert max(runs) > 2 * gap, runs
 
 
 def test_a_search_resumed_in_slices_is_the_search_run_at_once(tmp_path: Path) -> None:
