@@ -64,9 +64,8 @@ needs more faults is most often refused as cheaply), then lazy-carry with each g
 rate, up to a tenth each (for a log whose unobserved steps come in bursts), then lazy-carry with each gap below
 ``max_gap`` in turn, up to a third each (a wrong early choice is found wrong cheaply with a small gap), then those
 paused, fault-bounded exact and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it
-paused. Where the clock counts steps, it runs
-only fault-bounded exact and exact (each gap has the clock's bound: the lazy searches, which move steps to later
-gaps, would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states``
+paused. Where the clock counts steps, it runs only fault-bounded exact and exact (each gap has the clock's bound: the
+lazy searches, which move steps to later gaps, would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states``
 bounds the nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the
 README, "Validating a system's logs").
 
@@ -1009,8 +1008,9 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
                 break
             carry = following
             searches.append(carry)
-    small = [] if problem.steps else [(gap, True, RATE_SHARE) for gap in RATES if gap < max_gap]
-    small += [] if problem.steps else [(gap, False, PAUSE) for gap in gaps(max_gap)[:-1]]
+    # (gap, as a rate, the share of max_states before it pauses) of each small-gap lazy-carry search, in their order
+    small = [] if problem.steps else [*((gap, True, RATE_SHARE) for gap in RATES if gap < max_gap),
+                                      *((gap, False, PAUSE) for gap in gaps(max_gap)[:-1])]
     for gap, rate, share in small:
         search = Search(problem, gap, CARRY, rate=rate)
         searches.append(search)

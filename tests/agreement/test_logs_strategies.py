@@ -95,7 +95,7 @@ def test_lazy_carry_with_the_gap_as_a_rate_piles_up_what_every_earlier_gap_left_
     carry, capped = Search(problem, gap, CARRY, rate=True), Search(problem, gap, CARRY)
     frames = carry.run(BUDGET)
     assert frames is not None and carry.verdict == EXPLAINED, carry.expanded
-    assert capped.run(BUDGET) is None and capped.verdict is not None
+    assert capped.run(BUDGET) is None and capped.verdict == REFUSED
     steps = [f.via for f in frames if f.via is not None]  # a node with none is a level of the iterative deepening
     runs = [len(list(run)) for unobserved, run in itertools.groupby(steps, key=lambda via: via[2] is None) if unobserved]
     assert max(runs) > 2 * gap, runs
