@@ -144,6 +144,7 @@ SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (t
 NEVER_UNOBSERVED = frozenset({"Consume"})
 RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
 HORIZON = 3  # the events ahead of each node whose distance _Problem.hopeless checks
+DISTANCES = 1 << 18  # distances kept (_Problem.distance) before they start afresh
 PAUSE = 3  # the fault-bounded lazy-carry searches, then each with a gap below max_gap, pause after 1/PAUSE of max_states
 
 
@@ -471,6 +472,7 @@ class _Problem:
         self.needs = [(e.index, *at[e.index], need) for e in m.events if (need := messages_needed(e, beat)) > 1]
         # what each event shows of the counters (distance.py), and per node its events that show some, (place, index)
         self.terms = {e.index: terms for e in m.events if (terms := Terms.of(e, beat)) is not None}
+        self.distances: dict[tuple[int, int], int] = {}  # (fingerprint, event index) -> distance (_Problem.distance)
         self.ahead = [[(c, i) for c, i in enumerate(ids) if i in self.terms] for ids in m.by_node]
         # per event of those, per node the count of its events that cannot follow it: those of the same node before it,
         # others' it does not precede (the events that may come before it, or are it)
@@ -547,12 +549,24 @@ class _Problem:
         for index, node, place, need in self.needs:
             if need > written and consumed[node] <= place and need - written > room(index):
                 return True
-        return any(self.terms[index].steps(s) > room(index) for index in self._ahead(consumed, HORIZON))
+        return any(self.distance(index, s, frame.fp) > room(index) for index in self._ahead(consumed, HORIZON))
 
-    def nearness(self, s: System, consumed: tuple[int, ...]) -> int:
+    def distance(self, index: int, s: System, fp: int) -> int:
+        """The fewest steps from ``s`` (fingerprint ``fp``) to what event ``index`` shows of the counters (distance.py),
+        kept by fingerprint and event: most states are asked again, by the searches that take turns and by a node's
+        nearness and then its pruning."""
+        key = (fp, index)
+        d = self.distances.get(key)
+        if d is None:
+            if len(self.distances) >= DISTANCES:
+                self.distances.clear()
+            d = self.distances[key] = self.terms[index].steps(s)
+        return d
+
+    def nearness(self, s: System, fp: int, consumed: tuple[int, ...]) -> int:
         """How far ``s`` is from the events ahead: per node, the distance to its next event that shows counters, summed
         (the order Search._unobserved takes steps in)."""
-        return sum(self.terms[index].steps(s) for index in self._ahead(consumed, 1))
+        return sum(self.distance(index, s, fp) for index in self._ahead(consumed, 1))
 
     def _ahead(self, consumed: tuple[int, ...], count: int) -> Iterator[int]:
         """The indices of each node's next ``count`` events not consumed that show counters (distance.py)."""
@@ -803,7 +817,7 @@ class Search:
             yield from steps
             return
         near = self.nearness
-        yield from sorted(steps, key=lambda child: near(child.s, consumed))  # stable: ties in the order above
+        yield from sorted(steps, key=lambda child: near(child.s, child.fp, consumed))  # stable: ties in the order above
 
     def _steps(self, frame: _Frame, order: Sequence[int]) -> Iterator[_Frame]:
         """The nodes after each step of ``order`` enabled at ``frame`` (within its fault budget) that changes the state."""
