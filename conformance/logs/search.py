@@ -58,16 +58,19 @@ fingerprint and the steps left (the same on every run of the search); each takes
 order. Its memo stays: a node that failed in one order fails in every order, and a run that tries every behaviour
 refuses as one without restarts would.
 
-:func:`_schedule` runs fault-bounded lazy-carry with ``max_gap`` first, up to a third of ``max_states`` (it explains
+:func:`_schedule` runs fault-bounded lazy-carry with ``max_gap`` first, up to a third of PHASED nodes (it explains
 most logs cut from the default campaign's walks whose clock only orders, in a median of 245 nodes, and a log that
 needs more faults is most often refused as cheaply), then lazy-carry with each gap of RATES below ``max_gap`` as a
 rate, up to a tenth each (for a log whose unobserved steps come in bursts), then lazy-carry with each gap below
-``max_gap`` in turn, up to a third each (a wrong early choice is found wrong cheaply with a small gap), then those
-paused, fault-bounded exact and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it
-paused. Where the clock counts steps, it runs only fault-bounded exact and exact (each gap has the clock's bound: the
-lazy searches, which move steps to later gaps, would break it). The first explanation found is the verdict, and the exact search's refusal; ``max_states``
-bounds the nodes expanded by all searches together (measured on the logs cut from the default campaign's walks: the
-README, "Validating a system's logs").
+``max_gap`` in turn, up to a third each (a wrong early choice is found wrong cheaply with a small gap), all these
+phases together at most PHASED nodes (``max_states`` where smaller, the shares then of it), then those paused,
+fault-bounded exact and the three with ``max_gap`` in turns of SLICE nodes expanded, each resuming where it paused. So
+a budget past PHASED runs as PHASED does until that is spent, and searches on where it stopped: it explains every log
+a smaller one of at least PHASED does, in the same nodes. Where the clock counts steps, it runs only fault-bounded
+exact and exact (each gap has the clock's bound: the lazy searches, which move steps to later gaps, would break it).
+The first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded
+by all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a
+system's logs").
 
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
@@ -127,7 +130,8 @@ from autoswitch.reference.variables import PROCESS_VARIABLES, VARIABLES, variabl
 
 EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
 MAX_GAP = 8
-MAX_STATES = 200_000  # nodes expanded before the search gives up
+MAX_STATES = 1_000_000  # nodes expanded before the search gives up
+PHASED = 200_000  # nodes the schedule's first phases share (_schedule); past them the searches take turns
 MAX_COMPLETIONS = 1024  # completions of one event's action (the values of the parameters it leaves out)
 SHOWN = 3  # candidate states a refusal shows
 KEPT = 64  # candidate states kept while searching (the nearest shown)
@@ -136,7 +140,7 @@ DIFFERS = "differs from candidate 1 in"  # a candidate's note: the variables whe
 NEXT_SWITCHES = frozenset({"DataPath"})  # the switches of Next for a log: the data path, no arbitrary set, no clean
 EXACT, LAZY, CARRY = "exact", "lazy", "lazy-carry"  # the strategies (module docstring)
 RATES = (1, 2)  # the gaps of the lazy-carry searches with the gap as a rate
-RATE_SHARE = 10  # each of those pauses after 1/RATE_SHARE of max_states
+RATE_SHARE = 10  # each of those pauses after 1/RATE_SHARE of PHASED
 SLICE = 1_000  # nodes a search expands in its turn, when searches take turns (the exact one as many as the others together)
 # Consume changes only the ghost ``seen``, which no node observes and only Consume's guard reads (something visible not
 # yet seen): a behaviour without an unobserved Consume leaves every other variable as it was and every later Consume
@@ -145,7 +149,7 @@ NEVER_UNOBSERVED = frozenset({"Consume"})
 RESTART = 2_000  # nodes a search expands before its first restart (then Luby's sequence: module docstring)
 HORIZON = 3  # the events ahead of each node whose distance _Problem.hopeless checks
 DISTANCES = 1 << 18  # distances kept (_Problem.distance) before they start afresh
-PAUSE = 3  # the fault-bounded lazy-carry searches, then each with a gap below max_gap, pause after 1/PAUSE of max_states
+PAUSE = 3  # the fault-bounded lazy-carry searches, then each with a gap below max_gap, pause after 1/PAUSE of PHASED
 
 
 @frozen
@@ -993,10 +997,11 @@ def _on_impl(verdict: Verdict, log: Log, at: Mapping[int, int], merged: Merged) 
 def _schedule(problem: _Problem, max_gap: int, max_states: int,
               turned: Callable[[list[Search]], None] = lambda searches: None) -> tuple[list[Search], list[_Frame] | None]:
     """The searches run on ``problem`` and the explanation found, if one was: the fault-bounded lazy-carry search with
-    ``max_gap`` (0 faults, then one more each time it refuses: Search.more_faults) until 1/PAUSE of ``max_states`` nodes
-    expanded; then the lazy-carry search with each gap of RATES below ``max_gap`` as a rate, each pausing after
-    1/RATE_SHARE of ``max_states``, and with each gap below ``max_gap`` in turn, each pausing after 1/PAUSE of
-    ``max_states``; then the paused ones, the fault-bounded exact one (0 faults, then one more each time it refuses) and
+    ``max_gap`` (0 faults, then one more each time it refuses: Search.more_faults) until 1/PAUSE of ``phased`` nodes
+    expanded (PHASED, or ``max_states`` where smaller); then the lazy-carry search with each gap of RATES below
+    ``max_gap`` as a rate, each pausing after 1/RATE_SHARE of ``phased``, and with each gap below ``max_gap`` in turn,
+    each pausing after 1/PAUSE of ``phased``, these phases stopping when ``phased`` nodes are expanded in all; then the
+    paused ones, the fault-bounded exact one (0 faults, then one more each time it refuses) and
     the lazy, lazy-carry and exact searches with ``max_gap`` taking turns of SLICE nodes expanded, the exact one as many
     as the others together, each resuming where it paused, at most ``max_states`` nodes in all; where the clock counts
     steps, the fault-bounded exact search and the exact one only. It ends at an explanation, at the exact search's
@@ -1005,14 +1010,17 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
     the event refused), or at the budget. ``turned`` hears the searches after each turn."""
     searches: list[Search] = []
 
-    def left() -> int:
-        return max_states - sum(x.expanded for x in searches)
+    def left(budget: int = max_states) -> int:
+        return budget - sum(x.expanded for x in searches)
 
+    # the first phases take shares of at most PHASED states, and stop there: past it every search takes turns, so a
+    # larger budget searches on from where a smaller one stopped
+    phased = min(max_states, PHASED)
     paused: list[Search] = []
     carry = Search(problem, max_gap, CARRY, 0) if max_gap and not problem.steps else None
     if carry is not None:
         searches.append(carry)
-        while (room := min(left(), max_states // PAUSE - sum(x.expanded for x in searches))) > 0:
+        while (room := min(left(phased), phased // PAUSE - sum(x.expanded for x in searches))) > 0:
             frames = carry.run(carry.expanded + room)
             turned(searches)
             if frames is not None:
@@ -1022,13 +1030,13 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
                 break
             carry = following
             searches.append(carry)
-    # (gap, as a rate, the share of max_states before it pauses) of each small-gap lazy-carry search, in their order
+    # (gap, as a rate, the share of phased before it pauses) of each small-gap lazy-carry search, in their order
     small = [] if problem.steps else [*((gap, True, RATE_SHARE) for gap in RATES if gap < max_gap),
                                       *((gap, False, PAUSE) for gap in gaps(max_gap)[:-1])]
     for gap, rate, share in small:
         search = Search(problem, gap, CARRY, rate=rate)
         searches.append(search)
-        frames = search.run(min(left(), max_states // share))
+        frames = search.run(max(0, min(left(phased), phased // share)))
         turned(searches)
         if frames is not None:
             return searches, frames

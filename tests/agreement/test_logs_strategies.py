@@ -5,7 +5,9 @@ explains it, since only the exact search's refusal is a verdict; with the gap as
 whose burst of unobserved steps the gap's own carry cannot hold; the fault-bounded searches explain with few faults
 first, their refusals are no verdict, each with a fault more starts from the memo of the one before, and the chain
 ends where more faults change nothing, but goes on past a node skipped for want of faults; fault-bounded lazy-carry,
-run first, explains a 100-step controller view the search without a fault budget gives up on; a search resumed in slices is the search run at once; and every
+run first, explains a 100-step controller view the search without a fault budget gives up on; a search resumed in slices is the search run at once;
+a budget past the schedule's first phases searches on where a smaller one stopped, and the default one explains a
+100-step every-third cut past them; and every
 strategy's explanation is a behaviour of the model that meets every event of the log."""
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 from test_logs_sources import _walk
 
 from autoswitch.conformance.engines import Config, trace_states
-from autoswitch.conformance.logs import bench, cut
+from autoswitch.conformance.logs import bench, cut, search
 from autoswitch.conformance.logs.events import read_log
 from autoswitch.conformance.logs.facts import Guards
 from autoswitch.conformance.logs.merge import merge
@@ -233,6 +235,36 @@ def test_fault_bounded_exact_searches_explain_with_few_faults_first(tmp_path: Pa
     assert one.run(budget - none.expanded) is not None and one.verdict == EXPLAINED
     verdict = validate(problem.log, max_states=4 * budget)
     assert verdict.ok and verdict.found_by == f"exact, gap {gap}, at most 1 fault unobserved", verdict.describe()
+
+
+def test_a_larger_budget_searches_on_where_a_smaller_one_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schedule's first phases share at most PHASED states and stop there; past them every search takes turns, so a
+    budget of PHASED or more runs as PHASED does until it is spent. The implementation's controller view of
+    ``safe-rocketmq-3p`` walk 1 (clock only ordering): with the phases' shares taken of the whole budget (PHASED above
+    it), budgets of 5,000 and 20,000 explain it by two searches in different numbers of states; with PHASED cut to
+    5,000, the two explain it alike."""
+    problem, gap = _problem("safe-rocketmq-3p", 1, "impl", "controller-roles-truncations", tmp_path)
+
+    def found(budget: int) -> tuple[str, int, str]:
+        verdict = validate(problem.log, max_gap=gap, max_states=budget)
+        return verdict.status, verdict.expanded, verdict.found_by
+
+    monkeypatch.setattr(search, "PHASED", 10 ** 9)
+    small, large = found(5_000), found(20_000)
+    assert small[0] == large[0] == EXPLAINED and small[1:] != large[1:], (small, large)
+    monkeypatch.setattr(search, "PHASED", 5_000)
+    assert found(5_000) == found(20_000) == small
+
+
+@pytest.mark.slow
+def test_the_default_budget_explains_past_the_first_phases(tmp_path: Path) -> None:
+    """The walk's every-third cut of ``fast-leader-kip101-2p`` walk 500 (100 steps, one of the default campaign's
+    samples; clock only ordering; 11 unobserved faults): every search gives up within the first phases' PHASED states,
+    and with ``validate``'s default budget the turns after them explain it."""
+    _, _, actions = next(w for w in bench.sampled_walks(["fast-leader-kip101-2p"], 1000, 100, 1) if w[1] == 500)
+    problem, gap = _cut_problem(grid()["fast-leader-kip101-2p"].config, actions, "walk", "every-3rd", tmp_path)
+    verdict = validate(problem.log, max_gap=gap)
+    assert verdict.ok and verdict.expanded > search.PHASED, verdict.describe()
 
 
 def test_a_fault_bounded_refusal_is_no_verdict(tmp_path: Path) -> None:
