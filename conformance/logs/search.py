@@ -1021,7 +1021,7 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
     carry = Search(problem, max_gap, CARRY, 0) if max_gap and not problem.steps else None
     if carry is not None:
         searches.append(carry)
-        while (room := min(left(phased), phased // PAUSE - sum(x.expanded for x in searches))) > 0:
+        while (room := phased // PAUSE - sum(x.expanded for x in searches)) > 0:
             frames = carry.run(carry.expanded + room)
             turned(searches)
             if frames is not None:
@@ -1037,7 +1037,7 @@ def _schedule(problem: _Problem, max_gap: int, max_states: int,
     for gap, rate, share in small:
         search = Search(problem, gap, CARRY, rate=rate)
         searches.append(search)
-        frames = search.run(max(0, min(left(phased), phased // share)))
+        frames = search.run(min(left(phased), phased // share))
         turned(searches)
         if frames is not None:
             return searches, frames
