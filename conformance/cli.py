@@ -18,10 +18,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.engines import ENGINES, KINDS, REAL
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
+from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, VERSIONS
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
 if TYPE_CHECKING:
@@ -130,19 +131,25 @@ def main(debug: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--against", type=click.Choice([*KINDS, "both"]), default="both", show_default=True,
-              help="Which model replays the traces.")
+@click.option("--against", type=click.Choice([*ENGINES, "both", "all"]), default="both", show_default=True,
+              help="Which engine replays the traces: a model's form, the real RocketMQ (rocketmq, needs java and mvn), "
+              "both models, or all three.")
+@click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
+              help=f"The RocketMQ release the rocketmq engine runs: {', '.join(VERSIONS)}.")
 @click.option("--report", type=click.Path(dir_okay=False, writable=True), help="Write a JSON report here.")
 @click.option("--quiet", is_flag=True, help="Print only failures and the summary.")
-def replay(paths: tuple[str, ...], against: str, report: str | None, quiet: bool) -> None:
+def replay(paths: tuple[str, ...], against: str, rocketmq_version: str, report: str | None, quiet: bool) -> None:
     """Replay ITF traces (files or folders) and compare every step. Every trace runs; the exit code
-    says the worst: 0 every trace passes; 1 a verdict failed (a divergence, a violation the trace does
-    not expect, a missing one); 2 no verdict failed but a trace is malformed (bad input), or a usage
-    error (an unwritable --report); 3 an engine raised (an internal error: please report it)."""
+    says the worst: 0 every trace passes (or, on the rocketmq engine, is one RocketMQ's code has no answer to: "not
+    asked", with the reason); 1 a verdict failed (a divergence, a violation the trace does not expect, a missing one);
+    2 no verdict failed but a trace is malformed (bad input), or a usage error (an unwritable --report, no java or mvn
+    for the rocketmq engine); 3 an engine raised or the RocketMQ harness failed (an internal error: please report it)."""
     if report:
         output_file(report, "--report")
     files = trace_files(list(paths))
-    engines = list(KINDS) if against == "both" else [against]
+    engines = {"both": list(KINDS), "all": [*KINDS, REAL]}.get(against, [against])
+    if REAL in engines:
+        engines[engines.index(REAL)] = real_engine(rocketmq_version)
     if not files:
         raise click.UsageError(f"no trace files (*.json) under {', '.join(paths)}")
     results = []
@@ -161,6 +168,19 @@ def replay(paths: tuple[str, ...], against: str, report: str | None, quiet: bool
         Path(report).write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
         console.print(f"report written to {report}")
     sys.exit(replay_exit_code(results))
+
+
+def real_engine(version: str) -> str:
+    """The engine name of RocketMQ ``version`` ("rocketmq" for the default release), checked before anything runs:
+    a release the harness does not support, or no java or mvn here, is a usage error (exit 2) naming what is missing."""
+    from autoswitch.conformance.rocketmq.jvm import unavailable_reason
+
+    if version not in VERSIONS:
+        raise click.BadParameter(f"{version!r}: the harness runs {', '.join(VERSIONS)}", param_hint="--rocketmq-version")
+    problem = unavailable_reason()
+    if problem:
+        raise click.UsageError(f"the rocketmq engine needs java and mvn: {problem}; nothing was replayed on RocketMQ")
+    return REAL if version == DEFAULT_VERSION else f"{REAL}@{version}"
 
 
 def _summary(results: list, engines: list[str]) -> None:

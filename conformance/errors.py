@@ -30,3 +30,8 @@ def batch_exit(codes: Iterable[int]) -> int:
     error wins, then a failed verdict, then bad input (3 > 1 > 2 > 0), so a bad item never hides a failed one."""
     seen = set(codes)
     return next((code for code in (EXIT_INTERNAL, EXIT_VERDICT, EXIT_INPUT) if code in seen), EXIT_OK)
+
+
+class NotAsked(Exception):
+    """The real engine (conformance/rocketmq) has no answer to this trace: another design or policy, or a kind whose
+    component it does not drive; the message says which."""

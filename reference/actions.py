@@ -76,24 +76,26 @@ class ActionDef:
     designs: frozenset[str] = frozenset({CONTROLLER_MODE})
 
 
-def _on_controller(request: Callable[..., tuple]) -> Callable[..., tuple[System, frozendict]]:
+def _on_controller(request: str) -> Callable[..., tuple[System, frozendict]]:
+    """The request function of ``controller.py`` named ``request``, looked up at each call as the broker actions
+    look theirs up, so that an engine may answer every request with another controller (conformance/rocketmq)."""
     def run(s: System, *args) -> tuple[System, frozendict]:
-        c, outcome = request(s.controller, *args)
+        c, outcome = getattr(ctl, request)(s.controller, *args)
         return evolve(s, controller=c), outcome
 
     return run
 
 
-_get_next = _on_controller(ctl.get_next_broker_id)
-_apply = _on_controller(ctl.apply_broker_id)
-_register = _on_controller(ctl.register_broker)
-_elect = _on_controller(ctl.elect_master)
-_alter = _on_controller(ctl.alter_sync_state_set)
-_info = _on_controller(ctl.get_replica_info)
-_heartbeat = _on_controller(ctl.broker_heartbeat)
-_expire = _on_controller(ctl.heartbeat_expire)
-_failover = _on_controller(ctl.controller_failover)
-_clean = _on_controller(ctl.clean_broker_data)
+_get_next = _on_controller("get_next_broker_id")
+_apply = _on_controller("apply_broker_id")
+_register = _on_controller("register_broker")
+_elect = _on_controller("elect_master")
+_alter = _on_controller("alter_sync_state_set")
+_info = _on_controller("get_replica_info")
+_heartbeat = _on_controller("broker_heartbeat")
+_expire = _on_controller("heartbeat_expire")
+_failover = _on_controller("controller_failover")
+_clean = _on_controller("clean_broker_data")
 
 # the broker set a request names (absent: the default set), the configuration a process restarts with
 # (absent: the one it had)

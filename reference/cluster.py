@@ -79,7 +79,8 @@ def _outcome(code: str) -> frozendict:
     return frozendict(code=code)
 
 
-def _set_of(c: Cluster, action: Mapping[str, Any]) -> str:
+def set_of(c: Cluster, action: Mapping[str, Any]) -> str:
+    """The brokerName a controller-level action names (absent: the default set); raises ``NotEnabled`` for an undeclared one."""
     if "brokerName" not in action and "clusterName" not in action:
         return DEFAULT_BROKER
     broker = action.get("brokerName", DEFAULT_BROKER)
@@ -130,7 +131,7 @@ def step(c: Cluster, action: Mapping[str, Any], opts: Options) -> tuple[Cluster,
         if tag == "ControllerFailover":
             return _failover(c), _outcome(codes.OK)
     if "process" not in action:
-        broker = _set_of(c, action)
+        broker = set_of(c, action)
         if tag in REPLICATED and not c.leader:
             return c, _outcome(codes.CONTROLLER_NOT_LEADER)
         if tag == "BrokerHeartbeat" and action["brokerId"] == NULL_BROKER_ID:

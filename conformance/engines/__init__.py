@@ -14,7 +14,20 @@ from autoswitch.reference import Options, cluster
 from autoswitch.reference.state import DESIGNS
 from autoswitch.reference.truncation import POLICIES
 
-KINDS = ("reference", "impl")
+KINDS = ("reference", "impl")  # the model's two forms
+REAL = "rocketmq"  # RocketMQ's own classes (conformance/rocketmq); "rocketmq@5.1.4" names a release
+ENGINES = (*KINDS, REAL)
+
+
+def real_version(kind: str) -> str | None:
+    """The RocketMQ release of a real engine's name ("rocketmq": the default, "rocketmq@5.1.4"), None for a model's."""
+    from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION
+
+    if kind == REAL:
+        return DEFAULT_VERSION
+    if kind.startswith(REAL + "@"):
+        return kind[len(REAL) + 1:]
+    return None
 
 
 class Engine(Protocol):
@@ -172,7 +185,8 @@ def broker_sets_problem(meta: Mapping[str, Any]) -> str | None:
 
 
 def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
-    """A fresh engine of ``kind`` ("reference" or "impl") in the Init state of ``config``."""
+    """A fresh engine of ``kind`` ("reference", "impl" or a real one, :func:`real_version`) in the Init state of
+    ``config``."""
     if kind == "reference":
         from autoswitch.conformance.engines.reference import ReferenceEngine
 
@@ -181,7 +195,12 @@ def make_engine(kind: str, config: Config, **impl_kwargs: Any) -> Engine:
         from autoswitch.conformance.engines.impl import ImplSystem
 
         return ImplSystem(config.processes, config.options, broker_sets=config.broker_sets, **impl_kwargs)
-    raise ValueError(f"unknown engine {kind!r}; expected one of {KINDS}")
+    version = real_version(kind)
+    if version is not None:
+        from autoswitch.conformance.rocketmq.engine import RocketMQEngine
+
+        return RocketMQEngine(config, version)
+    raise ValueError(f"unknown engine {kind!r}; expected one of {ENGINES}")
 
 
 def trace_states(config: Config, actions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

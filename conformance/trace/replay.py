@@ -47,7 +47,7 @@ from autoswitch.conformance.engines import (
     processes_problem,
     show_name,
 )
-from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, batch_exit
+from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, NotAsked, batch_exit
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
 from autoswitch.conformance.trace.vocabulary import (
     DISABLED,
@@ -83,6 +83,7 @@ VIOLATION = "violation"
 MISSING_VIOLATION = "missing-violation"
 MALFORMED = "malformed"
 ERROR = "error"  # the engine raised something other than NotEnabled: a bug in it, reported, not raised
+NOT_ASKED = "not-asked"  # the real engine has no answer to this trace (another design or policy): the message says why
 
 
 @frozen
@@ -102,7 +103,7 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        return self.status == PASS
+        return self.status in (PASS, NOT_ASKED)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,6 +111,8 @@ class Result:
     def describe(self) -> str:
         """One line (two more for a divergence's values), every part from the trace :func:`printable`."""
         file, message = printable(self.file), printable(self.message)
+        if self.status == NOT_ASKED:
+            return f"{file} [{self.engine}]: not asked: {message}"
         if self.ok:
             note = f"; {message}" if message else ""
             return f"{file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
@@ -726,11 +729,13 @@ def replay_file(path: str, engine_name: str) -> Result:
         return replay_trace(load_trace(path), engine_name)
     except TraceError as e:
         return Result(e.path, engine_name, MALFORMED, state=e.state, field=e.field, message=e.message)
+    except NotAsked as e:
+        return Result(path, engine_name, NOT_ASKED, message=str(e))
     except Exception as e:  # noqa: BLE001 - one broken engine step must not stop a batch
         return Result(path, engine_name, ERROR, message=f"{type(e).__name__}: {e}")
 
 
-_EXIT = {PASS: EXIT_OK, DIVERGENCE: EXIT_VERDICT, VIOLATION: EXIT_VERDICT, MISSING_VIOLATION: EXIT_VERDICT, MALFORMED: EXIT_INPUT,
+_EXIT = {PASS: EXIT_OK, NOT_ASKED: EXIT_OK, DIVERGENCE: EXIT_VERDICT, VIOLATION: EXIT_VERDICT, MISSING_VIOLATION: EXIT_VERDICT, MALFORMED: EXIT_INPUT,
          ERROR: EXIT_INTERNAL}
 
 

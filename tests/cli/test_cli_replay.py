@@ -48,6 +48,8 @@ CASES = [
     Case("no-trace-files", ("replay", "{tmp}/empty"), 2, "no trace files"),
     Case("no-such-path", ("replay", "{tmp}/nothing.itf.json"), 2, "does not exist"),
     Case("no-path", ("replay",), 2, "Missing argument"),
+    Case("rocketmq-version-unknown", ("replay", B1_ROW, "--against", "rocketmq", "--rocketmq-version", "4.9.8"), 2,
+         "the harness runs 5.1.1"),
 ]
 
 
@@ -83,3 +85,15 @@ def test_an_engine_that_raises_exits_3(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(reference.ReferenceEngine, "step", broken)
     run_case(Case("engine-raises", ("replay", B1_ROW, "--against", "reference"), 3, "RuntimeError: engine bug"), tmp_path)
+
+
+def test_the_rocketmq_engine_without_java_or_maven_is_a_usage_error_naming_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from autoswitch.conformance.cli import main
+    from autoswitch.conformance.rocketmq import jvm
+
+    monkeypatch.setattr(jvm, "unavailable_reason", lambda: "java and mvn not on PATH")
+    result = CliRunner().invoke(main, ["replay", str(B1), "--against", "all"])
+    assert result.exit_code == 2
+    assert "java and mvn not on PATH" in result.output and "nothing was replayed on RocketMQ" in result.output

@@ -1,0 +1,158 @@
+package autoswitch.harness;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.rocketmq.common.MQVersion;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
+
+/**
+ * The line protocol of the `rocketmq` engine: one JSON request per line on stdin, one JSON answer per line on stdout,
+ * in order. Every answer has "ok"; a failed request answers {"ok": false, "error": ..., "stack": ...} and the JVM
+ * reads on. stdout carries nothing else: whatever RocketMQ prints goes to stderr (System.out is redirected before
+ * any of its classes load).
+ *
+ * <p>Requests are {"op": "<driver>.<operation>", ...}; the drivers are {@link ControllerDriver} (ReplicasInfoManager,
+ * DefaultElectPolicy, DefaultBrokerHeartbeatManager) and {@link EpochDriver} (EpochFileCache on a real file), plus
+ * "hello" (the RocketMQ release on the classpath) and "exit".
+ */
+public final class Harness {
+    static final Gson GSON = new GsonBuilder().serializeNulls().disableHtmlEscaping().create();
+    private static final Map<Integer, String> CODE_NAMES = codeNames();
+
+    private Harness() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        watchParent();
+        ControllerDriver controller = new ControllerDriver();
+        EpochDriver epoch = new EpochDriver();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonObject answer;
+                String op = "";
+                try {
+                    JsonObject request = JsonParser.parseString(line).getAsJsonObject();
+                    op = request.get("op").getAsString();
+                    if (op.equals("exit")) {
+                        break;
+                    }
+                    answer = dispatch(op, request, controller, epoch);
+                    answer.addProperty("ok", true);
+                } catch (Throwable e) {
+                    answer = new JsonObject();
+                    answer.addProperty("ok", false);
+                    answer.addProperty("error", op + ": " + e);
+                    StringWriter stack = new StringWriter();
+                    e.printStackTrace(new PrintWriter(stack));
+                    answer.addProperty("stack", stack.toString());
+                }
+                protocol.println(GSON.toJson(answer));
+                protocol.flush();
+            }
+        } finally {
+            controller.close();
+            epoch.close();
+        }
+        System.exit(0);  // the heartbeat manager's executor threads are not daemons
+    }
+
+    /** Halt when the process that started the harness is gone, whatever the signal that ended it. */
+    private static void watchParent() {
+        ProcessHandle parent = ProcessHandle.current().parent().orElse(null);
+        Thread watcher = new Thread(() -> {
+            while (parent != null && parent.isAlive()) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            Runtime.getRuntime().halt(1);
+        }, "autoswitch-parent-watch");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    private static JsonObject dispatch(String op, JsonObject request, ControllerDriver controller, EpochDriver epoch)
+        throws Exception {
+        if (op.equals("hello")) {
+            JsonObject answer = new JsonObject();
+            answer.addProperty("version", MQVersion.getVersionDesc(MQVersion.CURRENT_VERSION));
+            return answer;
+        }
+        if (op.startsWith("controller.")) {
+            return controller.handle(op.substring("controller.".length()), request);
+        }
+        if (op.startsWith("epoch.")) {
+            return epoch.handle(op.substring("epoch.".length()), request);
+        }
+        throw new IllegalArgumentException("unknown op " + op);
+    }
+
+    /** ResponseCode's name of a code number (the controller's names first: some numbers have two names). */
+    static String codeName(int code) {
+        return CODE_NAMES.getOrDefault(code, "UNKNOWN_" + code);
+    }
+
+    private static Map<Integer, String> codeNames() {
+        Map<Integer, String> names = new HashMap<>();
+        for (Class<?> c = ResponseCode.class; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Field f : c.getDeclaredFields()) {
+                if (f.getType() == int.class && Modifier.isStatic(f.getModifiers()) && Modifier.isPublic(f.getModifiers())) {
+                    try {
+                        int value = f.getInt(null);
+                        String old = names.get(value);
+                        if (old == null || (!old.startsWith("CONTROLLER_") && f.getName().startsWith("CONTROLLER_"))) {
+                            names.put(value, f.getName());
+                        }
+                    } catch (IllegalAccessException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    /** A private field of a RocketMQ object, read as its classes hold it (the harness reads state, never sets it). */
+    static Object field(Object owner, String name) {
+        for (Class<?> c = owner.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(owner);
+            } catch (NoSuchFieldException e) {
+                // look in the superclass
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException(owner.getClass().getName() + " has no field " + name);
+    }
+
+    static JsonElement tree(Object value) {
+        return GSON.toJsonTree(value);
+    }
+}
