@@ -146,17 +146,16 @@ class ControllerManager:
 
     def on_broker_inactive(self, cluster_name: str, broker_name: str, broker_id: int) -> bool:
         """HeartbeatExpire (reference ``heartbeat_expire``): forget a live entry; False if there was none.
-        Without the re-elect scan (``reelect_scan`` off) the expiry of the master's entry starts the election
-        trigger (onBrokerInactive of the master: electMasterMaxRetryCount tries)."""
+        The expiry of the master's entry starts the election trigger (onBrokerInactive of the master:
+        electMasterMaxRetryCount tries), in every version."""
         if not self.heartbeat_manager.on_broker_inactive(cluster_name, broker_name, broker_id):
             return False
         if self._events is not None:
             self._events.emit(CONTROLLER_NODE, {"tag": "HeartbeatExpire", "brokerId": broker_id},
                               {"alive": self._live(cluster_name, broker_name)})
-        if not self.config.reelect_scan:
-            sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
-            if sync is not None and sync.master_broker_id == broker_id:
-                self.elect_tries_left[broker_name] = self.config.elect_master_max_retry_count
+        sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
+        if sync is not None and sync.master_broker_id == broker_id:
+            self.elect_tries_left[broker_name] = self.config.elect_master_max_retry_count
         return True
 
     def lose_metadata(self) -> None:
@@ -183,7 +182,7 @@ class ControllerManager:
 
     def needs_reelect(self, cluster_name: str, broker_name: str) -> bool:
         """NeedsReelect (reference ``needs_reelect``): an election trigger is running, or (with the re-elect
-        scan, scanNeedReelectBrokerSets) a master exists and is not alive."""
+        scan, scanNeedReelectBrokerSets) a master exists and is not alive while some registered id is."""
         if broker_name in self.elect_tries_left:
             return True
         if not self.config.reelect_scan:
@@ -191,7 +190,11 @@ class ControllerManager:
         sync = self.replicas_info.sync_state_set_info_table.get(broker_name)
         if sync is None or sync.master_broker_id == NO_MASTER_ID:
             return False
-        return sync.master_broker_id not in self.heartbeat_manager.live_table(cluster_name, broker_name)
+        alive = self.heartbeat_manager.live_table(cluster_name, broker_name)
+        if sync.master_broker_id in alive:
+            return False
+        replica = self.replicas_info.replica_info_table.get(broker_name)
+        return replica is not None and any(b in alive for b in replica.broker_id_table)
 
     def scan_inactive_master(self, cluster_name: str, broker_name: str) -> Response | None:
         """ControllerElectScan (reference ``controller_elect_scan``): one try of triggerElectMaster, the

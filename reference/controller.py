@@ -187,11 +187,11 @@ def broker_heartbeat(c: Controller, broker_id: int, epoch: int, max_offset: int,
 
 
 def heartbeat_expire(c: Controller, broker_id: int, opts: Options) -> tuple[Controller, Outcome]:
-    """CtlHeartbeatExpire (spec/Controller.tla); its guard CanExpire raises ``NotEnabled``. Without ReelectScan the
-    expiry of the master's entry starts the election trigger (onBrokerInactive of the master)."""
+    """CtlHeartbeatExpire (spec/Controller.tla); its guard CanExpire raises ``NotEnabled``. The expiry of the master's
+    entry starts the election trigger (onBrokerInactive of the master), in every version."""
     require(broker_id in c.alive, f"HeartbeatExpire: broker {broker_id} is not alive")
     c = evolve(c, alive=c.alive.delete(broker_id))
-    if not opts.reelect_scan and broker_id == c.master_id:
+    if broker_id == c.master_id:
         c = evolve(c, elect_tries_left=ELECT_MASTER_MAX_RETRY_COUNT)
     return c, _outcome(codes.OK)
 
@@ -226,8 +226,10 @@ def clean_broker_data(c: Controller, broker_ids: frozenset[int], clean_living: b
 
 
 def needs_reelect(c: Controller, opts: Options) -> bool:
-    """NeedsReelect (spec/Controller.tla); without ReelectScan only a running trigger (no periodic scan)."""
-    return c.elect_tries_left > 0 or (opts.reelect_scan and c.master_id != NO_MASTER and not master_alive(c))
+    """NeedsReelect (spec/Controller.tla): a running trigger, or with ReelectScan the periodic scan's
+    (scanNeedReelectBrokerSets): a master that is not alive while some registered id is."""
+    return c.elect_tries_left > 0 or (opts.reelect_scan and c.master_id != NO_MASTER and not master_alive(c)
+                                      and any(b in c.alive for b in c.replicas))
 
 
 def elect_scan(c: Controller, opts: Options) -> tuple[Controller, Outcome]:

@@ -333,9 +333,10 @@ CtlBrokerHeartbeat(c, id, epoch, maxOffset, priority) ==
 (***************************************************************************)
 (* HeartbeatExpire(id): the controller forgets a live entry: a death, a    *)
 (* pause or a partition look the same.  Enabled only for an alive id.      *)
-(* Without the re-elect scan (ReelectScan = FALSE) the expiry of the       *)
-(* master's entry is what starts the election trigger (onBrokerInactive    *)
-(* of the master: ElectMasterMaxRetryCount tries, CtlElectScan).           *)
+(* The expiry of the master's entry starts the election trigger in every   *)
+(* version (the heartbeat manager's onBrokerInactive of the master:        *)
+(* ElectMasterMaxRetryCount tries, CtlElectScan), whether or not another   *)
+(* id is alive.                                                            *)
 (***************************************************************************)
 \* @type: ($ctl, Int) => Bool;
 CanExpire(c, id) == id \in DOMAIN c.alive
@@ -343,7 +344,7 @@ CanExpire(c, id) == id \in DOMAIN c.alive
 \* @type: ($ctl, Int) => $result;
 CtlHeartbeatExpire(c, id) ==
     LET expired == [c EXCEPT !.alive = [b \in DOMAIN c.alive \ {id} |-> c.alive[b]]] IN
-    IF ~ReelectScan /\ id = c.masterId
+    IF id = c.masterId
     THEN Result([expired EXCEPT !.electTriesLeft = ElectMasterMaxRetryCount], Out(OK))
     ELSE Result(expired, Out(OK))
 
@@ -385,11 +386,12 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
 
 (***************************************************************************)
 (* The controller's election trigger (ControllerManager.triggerElectMaster)*)
-(* starts when the master is not alive: the master's heartbeat-expiry      *)
-(* notice (onBrokerInactive) triggers whatever else is alive, the periodic *)
-(* scan (scanNeedReelectBrokerSets) when some id is alive; together,       *)
-(* "a master exists and is not alive" (the scan's half only with          *)
-(* ReelectScan; without it only a running trigger).  A trigger is up to    *)
+(* starts in two ways: the master's heartbeat-expiry notice                *)
+(* (onBrokerInactive, CtlHeartbeatExpire) whatever else is alive, and,     *)
+(* with ReelectScan, the periodic scan (scanNeedReelectBrokerSets) when a  *)
+(* master exists, is not alive, and some registered id of the set is       *)
+(* alive: so an empty liveness table (a new controller leader's) starts    *)
+(* nothing until a heartbeat arrives.  A trigger is up to                  *)
 (* ElectMasterMaxRetryCount tries of ElectMaster(controller), each one     *)
 (* step (other requests interleave between tries), stopping at the first   *)
 (* SUCCESS; any other code is retried, so a set with no candidate has its  *)
@@ -399,7 +401,8 @@ CtlCleanBrokerData(c, ids, cleanLiving) ==
 \* @type: $ctl => Bool;
 NeedsReelect(c) ==
     \/ c.electTriesLeft > 0
-    \/ ReelectScan /\ c.masterId # NoMaster /\ ~MasterAlive(c)
+    \/ /\ ReelectScan /\ c.masterId # NoMaster /\ ~MasterAlive(c)
+       /\ \E b \in DOMAIN c.replicas : b \in DOMAIN c.alive
 
 \* One try: the first of a new trigger, or the next of a running one.
 \* @type: $ctl => $result;

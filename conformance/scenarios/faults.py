@@ -116,8 +116,9 @@ def late_register() -> Scenario:
 
 def late_heartbeat() -> Scenario:
     c = Cluster("late-heartbeat-revives-dead-master", "SendLate and DeliverLate: pA's heartbeat, delayed, arrives after pA "
-                "crashed and its entry expired; the controller believes the dead master alive again, so the re-elect scan "
-                "is not needed (DISABLED) until that entry expires once more")
+                "crashed and its entry expired; the controller believes the dead master alive again, so the election its "
+                "expiry started hears MASTER_STILL_EXIST on each of its tries, and then the re-elect scan is not needed "
+                "(DISABLED) until that entry expires once more")
     c.start("pA").elect("pA", 1).start("pB")
     beat = {"tag": "BrokerHeartbeat", "brokerId": 1, "epoch": 1, "maxOffset": 0, "priority": 0}
     _step(c, "SendLate", params={"process": "pA", "request": "BrokerHeartbeat"}, late={"pA": beat})
@@ -125,6 +126,8 @@ def late_heartbeat() -> Scenario:
     c.do("DeliverLate", "SUCCESS", process="pA")
     c.expect(late={}, alive={1: {"epoch": 1, "maxOffset": 0, "priority": 0}, 2: {"epoch": 0, "maxOffset": 0, "priority": 0}},
              regState={"pA": "DOWN", "pB": "REGISTERED"})
+    for _ in range(3):
+        c.do("ControllerElectScan", "CONTROLLER_MASTER_STILL_EXIST", {"masterId": 1, "masterEpoch": 1})
     c.do("ControllerElectScan", "DISABLED").do("HeartbeatExpire", brokerId=1)
     return c.do("ControllerElectScan", "CONTROLLER_MASTER_NOT_AVAILABLE", {"masterId": -1, "masterEpoch": -1}).s
 

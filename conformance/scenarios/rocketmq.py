@@ -51,6 +51,24 @@ def master_relisted_after_quick_restart() -> Scenario:
     return _elect(s, "broker", 1, "CONTROLLER_MASTER_STILL_EXIST", returns={"masterId": 1, "masterEpoch": 1}, masterEpoch=1)
 
 
+def failover_demotes_live_master() -> Scenario:
+    s = _registered("controller-failover-demotes-a-live-master",
+                    "ROCKETMQ.md §2.1, §3.4 (the re-election trigger, settled on the real code): a new controller leader "
+                    "starts with no heartbeats; its periodic scan (scanNeedReelectBrokerSets) does nothing while no "
+                    "broker of the set is alive, but once the slave's heartbeat reaches it before the live master's, "
+                    "the master is not alive there and the slave, in the syncStateSet, is elected in epoch 2", n=2)
+    _beat(s, 1)
+    _beat(s, 2)
+    _elect(s, "broker", 1, returns={"masterId": 1, "masterEpoch": 1, "syncStateSetEpoch": 1}, masterId=1, masterEpoch=1)
+    s.step("AlterSyncStateSet", params={"masterId": 1, "masterEpoch": 1, "newSyncStateSet": frozenset({1, 2}),
+                                        "syncStateSetEpoch": 1}, returns={"syncStateSetEpoch": 2})
+    s.step("ControllerFailover", "OK", alive={})
+    s.step("ControllerElectScan", "DISABLED")
+    _beat(s, 2)
+    return s.step("ControllerElectScan", returns={"masterId": 2, "masterAddr": B, "masterEpoch": 2, "syncStateSetEpoch": 3},
+                  masterId=2, masterEpoch=2, syncStateSet=frozenset({2}))
+
+
 def epoch_reentry() -> Vector:
     c = Cache("epoch-reentry-moves-start",
               "ROCKETMQ.md §8.6, §10.12 (the epoch file's half of the re-entry): changeToMaster(3) on a cache whose last "
@@ -67,4 +85,5 @@ ROCKETMQ_SCENARIOS: dict[str, Callable[[], Scenario | Vector]] = {
     "rocketmq/next-id-already-taken": next_id_taken,
     "rocketmq/master-relisted-after-quick-restart": master_relisted_after_quick_restart,
     "rocketmq/epoch-reentry-moves-start": epoch_reentry,
+    "rocketmq/controller-failover-demotes-a-live-master": failover_demotes_live_master,
 }

@@ -220,8 +220,9 @@ def _elect(c: Ctl, r: Request, unclean: bool) -> Step:
 
 
 def needs_reelect(c: Ctl) -> Bool:
-    """NeedsReelect: an election trigger is running, or a master exists and is not alive."""
-    return z3.Or(c.tries > 0, z3.And(c.master != NO_MASTER, z3.Not(member(c.master, c.alive))))
+    """NeedsReelect: an election trigger is running, or a master exists and is not alive while some registered id is."""
+    some_alive = z3.Or(*[z3.And(c.present[b], c.alive[b]) for b in c.ids])
+    return z3.Or(c.tries > 0, z3.And(c.master != NO_MASTER, z3.Not(member(c.master, c.alive)), some_alive))
 
 
 def _scan(c: Ctl, r: Request, unclean: bool) -> Step:
@@ -264,8 +265,10 @@ def _heartbeat(c: Ctl, r: Request, unclean: bool) -> Step:
 
 
 def _expire(c: Ctl, r: Request, unclean: bool) -> Step:
+    """CtlHeartbeatExpire: the master's expiry starts the election trigger."""
     bid = r["brokerId"]
-    return Step(member(bid, c.alive), evolve(c, alive=at(bid, FALSE, c.alive)), code(codes.OK))
+    tries = z3.If(bid == c.master, z3.IntVal(ELECT_MASTER_MAX_RETRY_COUNT), c.tries)
+    return Step(member(bid, c.alive), evolve(c, alive=at(bid, FALSE, c.alive), tries=tries), code(codes.OK))
 
 
 def _failover(c: Ctl, r: Request, unclean: bool) -> Step:

@@ -173,7 +173,7 @@ def test_stepping_past_a_lassos_end_returns_into_its_loop(kind: str, browser: Br
 
 @pytest.fixture(scope="module")
 def several_steps_loop(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The page of a lasso looping back from its last state (12) to state 9 (= state 8 again, then on)."""
+    """The page of a lasso looping back from its last state (14) to state 11 (= state 10 again, then on)."""
     folder = tmp_path_factory.mktemp("lasso")
     spec = load_spec_config(ROOT / "spec" / "MC_data_reg1.cfg")
     trace = folder / "several.itf.json"
@@ -194,12 +194,12 @@ def test_stepping_past_a_loop_of_several_steps_returns_to_the_state_after_its_st
     browser.press(Keys.ARROW_RIGHT)
     assert browser.index() == SEVERAL_LOOP + 1
     browser.press(Keys.ARROW_LEFT)
-    assert browser.index() == SEVERAL_LOOP and browser.lanes_text() == at_end  # the last state is state 8 again
+    assert browser.index() == SEVERAL_LOOP and browser.lanes_text() == at_end  # the last state is state SEVERAL_LOOP again
     seen = []
     for _ in range(2 * (last - SEVERAL_LOOP)):
         browser.press(Keys.ARROW_RIGHT)
         seen.append(browser.index())
-    assert seen == 2 * list(range(SEVERAL_LOOP + 1, last + 1))  # round the loop twice: 9, 10, 11, 12, 9, ...
+    assert seen == 2 * list(range(SEVERAL_LOOP + 1, last + 1))  # round the loop twice: 11, 12, 13, 14, 11, ...
     browser.driver.find_element("css selector", ".loop-marker").click()
     assert browser.index() == SEVERAL_LOOP
     assert browser.script_errors() == []

@@ -193,12 +193,12 @@ def several(folder: Path) -> Path:
 def test_a_loop_of_several_steps_replays(several: Path, tmp_path: Path) -> None:
     for engine in ENGINES:
         result = replay_file(str(several), engine)
-        assert result.status == PASS and "a fair loop of 4 steps from state 8" in result.message, result.describe()
+        assert result.status == PASS and "a fair loop of 4 steps from state 10" in result.message, result.describe()
     # stuttering for ever after the expiry is no counterexample: p1's heartbeat (fair) is enabled there and never taken
-    path = _rewrite(several, tmp_path, _set_loop(12))
+    path = _rewrite(several, tmp_path, _set_loop(14))
     for engine in ENGINES:
         result = replay_file(str(path), engine)
-        assert (result.status, result.state, result.field) == (MISSING_VIOLATION, 12, "loop"), result.describe()
+        assert (result.status, result.state, result.field) == (MISSING_VIOLATION, 14, "loop"), result.describe()
         assert "'SendHeartbeat'" in result.message and "never taken" in result.message
 
 
@@ -220,7 +220,7 @@ def _last_state(doc: dict) -> None:
     doc["states"][-1]["clock"] = {"#bigint": "7"}
 
 
-@pytest.mark.parametrize(("change", "field"), [(_set_loop(3), "epochFile"), (_set_loop(9), "alive"), (_last_state, "clock")])
+@pytest.mark.parametrize(("change", "field"), [(_set_loop(3), "epochFile"), (_set_loop(11), "alive"), (_last_state, "clock")])
 def test_a_lasso_whose_last_state_is_not_its_loop_state_is_refused(several: Path, tmp_path: Path, change, field: str) -> None:
     """The first variable (by name) where the last state differs from state ``loop`` is named, at the last state."""
     path = _rewrite(several, tmp_path, change)

@@ -194,9 +194,13 @@ def test_deliver_late_applies_the_request_as_the_controller_action_does() -> Non
 def test_a_late_heartbeat_makes_a_dead_master_alive() -> None:
     s, _ = run(pair(), {"tag": "SendLate", "process": "pA", "request": "BrokerHeartbeat"}, {"tag": "Crash", "process": "pA"},
                {"tag": "HeartbeatExpire", "brokerId": 1})
-    assert 1 not in s.controller.alive and ctl.needs_reelect(s.controller, SAFE)
+    assert 1 not in s.controller.alive and s.controller.elect_tries_left == 3
     after, _ = step(s, {"tag": "DeliverLate", "process": "pA"}, SAFE)
-    assert 1 in after.controller.alive and not ctl.needs_reelect(after.controller, SAFE)
+    assert 1 in after.controller.alive
+    for _ in range(3):  # the trigger the expiry started hears MASTER_STILL_EXIST on each try; no scan after it
+        after, out = step(after, {"tag": "ControllerElectScan"}, SAFE)
+        assert out["code"] == "CONTROLLER_MASTER_STILL_EXIST"
+    assert not ctl.needs_reelect(after.controller, SAFE)
 
 
 # --- WipeDisk ----------------------------------------------------------------------------------------------------
@@ -230,19 +234,33 @@ NO_SCAN = Options(reelect_scan=False)
 
 def test_without_reelect_scan_a_dead_master_needs_a_trigger() -> None:
     s, _ = run(pair(NO_SCAN), {"tag": "Crash", "process": "pA"}, {"tag": "ControllerFailover"}, opts=NO_SCAN)
-    assert s.controller.master_id == 1 and 1 not in s.controller.alive
+    assert s.controller.master_id == 1 and not s.controller.alive
+    assert not ctl.needs_reelect(s.controller, SAFE), "the scan waits for a live id of the set"
+    s, _ = step(s, {"tag": "SendHeartbeat", "process": "pB"}, NO_SCAN)
     assert ctl.needs_reelect(s.controller, SAFE) and not ctl.needs_reelect(s.controller, NO_SCAN)
     refused(s, {"tag": "ControllerElectScan"}, "no re-election", NO_SCAN)
 
 
-def test_without_reelect_scan_only_the_masters_expiry_starts_the_trigger() -> None:
+def test_the_masters_expiry_starts_the_trigger_with_or_without_the_scan() -> None:
     s = pair(NO_SCAN)
     slave, _ = step(s, {"tag": "HeartbeatExpire", "brokerId": 2}, NO_SCAN)
     master, _ = step(s, {"tag": "HeartbeatExpire", "brokerId": 1}, NO_SCAN)
     with_scan, _ = step(s, {"tag": "HeartbeatExpire", "brokerId": 1}, SAFE)
-    assert (slave.controller.elect_tries_left, master.controller.elect_tries_left, with_scan.controller.elect_tries_left) == (0, 3, 0)
+    assert (slave.controller.elect_tries_left, master.controller.elect_tries_left, with_scan.controller.elect_tries_left) == (0, 3, 3)
     elected, out = step(master, {"tag": "ControllerElectScan"}, NO_SCAN)
     assert (out["code"], elected.controller.master_id, elected.controller.elect_tries_left) == ("SUCCESS", 2, 0)
+
+
+def test_the_scan_waits_for_a_live_id_of_the_set() -> None:
+    """scanNeedReelectBrokerSets: a master that is not alive while some registered id is (a new controller leader's
+    empty table starts nothing; refinement 7)."""
+    s, _ = run(pair(), {"tag": "ControllerFailover"})
+    assert s.controller.master_id == 1 and not s.controller.alive and not ctl.needs_reelect(s.controller, SAFE)
+    refused(s, {"tag": "ControllerElectScan"}, "no re-election")
+    s, _ = step(s, {"tag": "BrokerHeartbeat", "brokerId": 9, "epoch": 0, "maxOffset": 0, "priority": 0}, SAFE)
+    assert not ctl.needs_reelect(s.controller, SAFE), "an id the set does not hold is not one of its brokers"
+    s, _ = step(s, {"tag": "SendHeartbeat", "process": "pB"}, SAFE)
+    assert ctl.needs_reelect(s.controller, SAFE)
 
 
 def test_without_register_retry_a_failed_apply_stays_failed() -> None:
