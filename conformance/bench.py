@@ -1,4 +1,4 @@
-"""Side-by-side throughput of the reference model and the implementation on one generated corpus.
+"""Side-by-side throughput of the reference model, the implementation (and the rocketmq engine) on one generated corpus.
 
 Both engines apply the same actions from the same Init states in the same run, so the ratio is
 meaningful on a shared, noisy machine; each engine is timed ``rounds`` times, interleaved, and the best
@@ -7,6 +7,7 @@ round counts (the least disturbed one)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from attrs import frozen
@@ -26,11 +27,18 @@ class BenchRow:
         return self.steps / self.seconds
 
 
-def corpus(processes: int, walks: int, length: int, seed: int, data: bool = False) -> tuple[Config, list[list[dict[str, Any]]]]:
+def corpus(processes: int, walks: int, length: int, seed: int, data: bool = False,
+           real: bool = False) -> tuple[Config, list[list[dict[str, Any]]]]:
     """``walks`` seeded random walks of ``length`` steps over ``processes`` broker processes; with
-    ``data`` the walks write, replicate and change the syncStateSet (MODEL.md §5)."""
+    ``data`` the walks write, replicate and change the syncStateSet (MODEL.md §5); with ``real`` none of them takes a
+    request the model answers differently from RocketMQ on purpose (rocketmq/findings.py REFINEMENTS)."""
     config = Config({f"p{i}": f"10.0.0.{i}:30911" for i in range(1, processes + 1)})
-    return config, [random_walk(config, seed * 1_000_003 + w, length, data) for w in range(walks)]
+    avoid = None
+    if real:
+        from autoswitch.conformance.rocketmq.findings import refinement_of
+
+        avoid = refinement_of
+    return config, [random_walk(config, seed * 1_000_003 + w, length, data, avoid) for w in range(walks)]
 
 
 def _time(kind: str, config: Config, walks: list[list[dict[str, Any]]], with_variables: bool) -> float:
@@ -45,10 +53,12 @@ def _time(kind: str, config: Config, walks: list[list[dict[str, Any]]], with_var
     return time.perf_counter() - start
 
 
-def run_bench(config: Config, walks: list[list[dict[str, Any]]], rounds: int = 3, with_variables: bool = False) -> list[BenchRow]:
+def run_bench(config: Config, walks: list[list[dict[str, Any]]], rounds: int = 3, with_variables: bool = False,
+              kinds: Sequence[str] = KINDS) -> list[BenchRow]:
+    """Each engine of ``kinds`` (the reference first: the ratios are to it) over the same walks, ``rounds`` times."""
     steps = sum(map(len, walks))
-    best = {kind: float("inf") for kind in KINDS}
+    best = {kind: float("inf") for kind in kinds}
     for _ in range(rounds):
-        for kind in KINDS:
+        for kind in kinds:
             best[kind] = min(best[kind], _time(kind, config, walks, with_variables))
-    return [BenchRow(kind, steps, best[kind]) for kind in KINDS]
+    return [BenchRow(kind, steps, best[kind]) for kind in kinds]

@@ -277,6 +277,8 @@ def scenarios(out: str) -> None:
 @click.option("--rounds", type=POSITIVE, default=3, show_default=True, help="Timed rounds per engine; the best counts.")
 @click.option("--with-variables", is_flag=True, help="Also project every state to the spec's variables, as a replay does.")
 @click.option("--data", is_flag=True, help="A data-path corpus: writes, handshakes, transfers, acks, expand/shrink.")
+@click.option("--rocketmq", "with_rocketmq", is_flag=True,
+              help="Also time the rocketmq engine (RocketMQ's own controller in the harness JVM; needs java and mvn).")
 @click.option("--check", "check_configs", is_flag=True,
               help="Instead: the checker (1 worker, --workers 2) and TLC (-workers 1, 2) side by side on CONFIGS "
                    "(default MC_data MC_data_reg1_kip279_e3): distinct states/s and the ratios to TLC.")
@@ -291,7 +293,7 @@ def scenarios(out: str) -> None:
 @click.option("--max-states", type=POSITIVE, default=None, help="With --logs: the states each search may expand "
               "(default: validate's).")
 @click.argument("configs", nargs=-1)
-def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool,
+def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_variables: bool, data: bool, with_rocketmq: bool,
           check_configs: bool, campaigns: bool, logs: bool, max_states: int | None, configs: tuple[str, ...]) -> None:
     """Replay one generated corpus on the reference and the implementation; print steps/second. With --check: time
     the model checkers on spec configurations CONFIGS (exits 1 if their counts disagree). With --campaigns: compare
@@ -301,6 +303,8 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
         raise click.UsageError("--check, --campaigns and --logs are three benchmarks: give one")
     if max_states is not None and not logs:
         raise click.UsageError("--max-states is for --logs")
+    if with_rocketmq and check_configs + campaigns + logs:
+        raise click.UsageError("--rocketmq is for the corpus benchmark (no --check, --campaigns or --logs)")
     if logs:
         _bench_logs(walks, length, seed, max_states, configs)
         return
@@ -314,17 +318,19 @@ def bench(processes: int, walks: int, length: int, seed: int, rounds: int, with_
         raise click.UsageError(f"CONFIGS ({' '.join(configs)}) are for --check, --campaigns or --logs")
     from autoswitch.conformance.bench import corpus, run_bench
 
+    kinds = [*KINDS, real_engine(DEFAULT_VERSION)] if with_rocketmq else list(KINDS)
     with console.status(f"generating {walks} walks x {length} steps (seed {seed})"):
-        config, actions = corpus(processes, walks, length, seed, data)
+        config, actions = corpus(processes, walks, length, seed, data, with_rocketmq)
     with console.status("timing"):
-        rows = run_bench(config, actions, rounds, with_variables)
+        rows = run_bench(config, actions, rounds, with_variables, kinds)
     kind = "data-path" if data else "controller"
     table = Table(title=f"bench ({kind} corpus): {rows[0].steps} steps, {processes} processes, seed {seed}, best of {rounds}")
     for column in ("engine", "steps", "seconds", "steps/s", "vs reference"):
         table.add_column(column, justify="left" if column == "engine" else "right")
     base = rows[0].rate
     for row in rows:
-        table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{row.rate / base:.1f}x")
+        ratio = row.rate / base
+        table.add_row(row.engine, str(row.steps), f"{row.seconds:.3f}", f"{row.rate:,.0f}", f"{ratio:.1f}x" if ratio >= 0.1 else f"{ratio:.3f}x")
     table_console().print(table)
 
 
@@ -823,8 +829,13 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--guide/--no-guide", default=False, show_default=True,
               help="Coverage guidance: walks reaching new abstract states are replayed and extended within a chunk "
               "(simulation/guide.py).")
+@click.option("--against", type=click.Choice(["impl", REAL]), default="impl", show_default=True,
+              help="The engine each step of the reference is compared with: the implementation, or RocketMQ's own "
+              "controller (the rocketmq engine: needs java and mvn).")
+@click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
+              help="With --against rocketmq: the RocketMQ release.")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
-             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool) -> None:
+             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool, against: str, rocketmq_version: str) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
@@ -842,7 +853,8 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
         check_master(master)
         names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
         chosen = tuple(c.name for c in select(names))
-        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide)
+        engine = real_engine(rocketmq_version) if against == REAL else "impl"
+        campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide, engine)
         if walk is not None and do_bench:
             raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
         if do_bench and master == "none":
@@ -1049,3 +1061,31 @@ def bugs(bug_id: str | None, check_fixed: bool, out: str, markdown: bool, spec_d
         console.print(f"  {mark:6} {check.what}: {check.detail}", style="bold red" if check.ok is False else None)
         failed |= check.ok is False
     sys.exit(EXIT_VERDICT if failed else EXIT_OK)
+
+
+@main.command()
+@click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
+              help=f"The RocketMQ release whose stores run the scenarios: {', '.join(VERSIONS)}.")
+@click.option("--only", default=None, metavar="NAME", help="Run this finding alone.")
+def findings(rocketmq_version: str, only: str | None) -> None:
+    """Run the model's findings about RocketMQ's data path on its own DefaultMessageStore and AutoSwitchHAService
+    (conformance/rocketmq/datapath.py; java and mvn): each scenario, what the stores showed, and whether RocketMQ shows
+    the finding. Exits 0 when every finding ran (shown or not: the table says which), 2 on a bad argument or no java
+    or mvn, 3 if a store did not reach what its scenario waits for."""
+    from autoswitch.conformance.rocketmq.datapath import BY_NAME, FINDINGS, run_finding
+
+    if only is not None and only not in BY_NAME:
+        raise click.BadParameter(f"{only!r}: the findings are {', '.join(BY_NAME)}", param_hint="--only")
+    real_engine(rocketmq_version)
+    chosen = [BY_NAME[only]] if only else list(FINDINGS)
+    table = Table(title=f"the model's data-path findings on RocketMQ {rocketmq_version}")
+    for column in ("finding", "shown on RocketMQ", "what the model says"):
+        table.add_column(column)
+    for finding in chosen:
+        with console.status(f"{finding.name} on RocketMQ {rocketmq_version}"):
+            shown, seen = run_finding(finding, rocketmq_version)
+        console.print(f"[bold]{finding.name}[/bold]: {finding.about}", highlight=False)
+        for what, view in seen.items():
+            console.print(f"  {what}: {view}", highlight=False, markup=False)
+        table.add_row(finding.name, "yes" if shown else "no", finding.model)
+    table_console().print(table)

@@ -30,7 +30,6 @@ from autoswitch.reference.cluster import DEFAULT_BROKER, set_of
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import CONTROLLER, NO_MASTER, Controller, LiveInfo, Replica, evolve
 
-
 # model variable -> where the engine reads it (the real object and field); spec/README.md shows this table
 VARIABLES = {
     "replicas": "ReplicasInfoManager.replicaInfoTable[brokerName]: BrokerReplicaInfo.getBrokerIdTable() (addr) and "
@@ -43,6 +42,16 @@ VARIABLES = {
     "alive": "DefaultBrokerHeartbeatManager.brokerLiveTable: the set's entries that isBrokerActive, their "
              "BrokerLiveInfo getEpoch(), getMaxOffset(), getElectionPriority()",
 }
+# the component kinds of trace on the real classes (EpochDriver.java)
+COMPONENTS = {
+    "epoch-file `entries`": "EpochFileCache.getAllEntries() (copies, with their endOffsets)",
+    "epoch-file `file`": "the checkpoint file on disk, its lines after CheckpointFile's count and CRC32 lines (checked)",
+    "epoch-file `reload`": "a new EpochFileCache on the same file, initCacheFromFile",
+    "handshake `truncateOffset`": "findConsistentPoint between two caches built as AutoSwitchHAClient.doTruncate builds them "
+                                  "(initCacheFromEntries, setLastEpochEntryEndOffset(LEO)); an empty local cache skips it",
+    "handshake `slaveEpochs`": "the slave's real cache after truncateSuffixByOffset(point), 5.1.1-5.3's unconditional cut "
+                               "(5.4.0 made it conditional: not driven here, no DefaultMessageStore in the harness)",
+}
 # what this engine does not ask the real code, and why
 NOT_ASKED = {
     "elect_tries_left (the running election trigger)": "ControllerManager.triggerElectMaster's retries: the model's; "
@@ -52,6 +61,7 @@ NOT_ASKED = {
     "every process variable (registration, files, log, epoch file, HA)": "the reference model's broker processes; "
                                                                          "the epoch-file kind runs the real EpochFileCache",
     "#meta.options.design other than controller, #meta.policy other than rocketmq": "not RocketMQ 5's controller mode",
+    "the retention kind": "commit-log files and the transfer start need a DefaultMessageStore",
 }
 # the answer fields of each request, read from the real response (its header, or its body) into the model's outcome
 ANSWERS = {
@@ -59,7 +69,7 @@ ANSWERS = {
     "RegisterBrokerToController": "on SUCCESS masterId/masterAddr/masterEpoch/syncStateSetEpoch: header masterBrokerId/"
                                   "masterAddress/masterEpoch/syncStateSetEpoch (null: -1 or \"\"); syncStateSet: body",
     "ElectMaster": "the same four from the header (null: -1 or \"\"); syncStateSet: ElectMasterResponseBody (none: {})",
-    "AlterSyncStateSet": "syncStateSetEpoch: header newSyncStateSetEpoch (null: -1)",
+    "AlterSyncStateSet": "syncStateSetEpoch: header newSyncStateSetEpoch, an int a refusal leaves at 0 (then: -1)",
     "GetReplicaInfo": "on SUCCESS masterId/masterAddr/masterEpoch: header; syncStateSet and syncStateSetEpoch: body",
 }
 
@@ -90,7 +100,9 @@ def _outcome(tag: str, answer: Mapping[str, Any]) -> frozendict:
     if tag == "ElectMaster":
         return frozendict(code=code, **_master_fields(answer))
     if tag == "AlterSyncStateSet":
-        return frozendict(code=code, syncStateSetEpoch=_nat(answer["response"].get("newSyncStateSetEpoch")))
+        epoch = answer["response"].get("newSyncStateSetEpoch")
+        unset = code != codes.SUCCESS and epoch == 0  # a primitive int a refusal leaves at its default
+        return frozendict(code=code, syncStateSetEpoch=NO_MASTER if unset else _nat(epoch))
     if tag == "GetReplicaInfo" and code == codes.SUCCESS:
         return frozendict(code=code, **_master_fields(answer, epoch_from_body=True))
     return frozendict(code=code)
@@ -276,3 +288,14 @@ class RocketMQEngine(ReferenceEngine):
         system = evolve(c.system, controller=self.real.state(DEFAULT_BROKER, c.system.controller))
         sets = frozendict({b: self.real.state(b, x) for b, x in c.sets.items()})
         self.cluster = evolve(c, system=system, sets=sets)
+
+
+def markdown_table() -> str:
+    """spec/README.md's table of the rocketmq engine: each model variable and answer with the real object it is read
+    from, and what the engine does not ask the real code (a test checks the README holds exactly this)."""
+    lines = ["| model | read from RocketMQ's classes |", "|---|---|"]
+    lines += [f"| `{name}` | {where} |" for name, where in VARIABLES.items()]
+    lines += [f"| `{tag}` answer | {where} |" for tag, where in ANSWERS.items()]
+    lines += [f"| {what} | {where} |" for what, where in COMPONENTS.items()]
+    lines += [f"| {what} | **not asked**: {why} |" for what, why in NOT_ASKED.items()]
+    return "\n".join(lines) + "\n"

@@ -41,7 +41,7 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.engines import Config, make_engine
+from autoswitch.conformance.engines import Config, make_engine, real_version
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.explore import Failure, check_step
 from autoswitch.conformance.simulation.fair import FAIR_BOUND, FAIR_WINDOW, FairScheduler, Stuck, stuck
@@ -409,9 +409,10 @@ class Run:
 class _Walker:
     """One run's engines, variables and record (_checked_run)."""
 
-    def __init__(self, config: Config, tolerate: Sequence[str], with_impl: bool, abstract: bool):
+    def __init__(self, config: Config, tolerate: Sequence[str], with_impl: bool, abstract: bool, against: str = "impl"):
         self.ref = make_engine("reference", config)
-        self.impl = make_engine("impl", config) if with_impl else None
+        self.impl = make_engine(against, config) if with_impl else None
+        self.real = with_impl and real_version(against) is not None
         self.v = self.ref.variables()
         self.abstract = abstract
         self.states = [abstract_state(self.v)] if abstract else []
@@ -421,7 +422,13 @@ class _Walker:
         self.stuck: tuple[Stuck, ...] = ()
 
     def take(self, action: Mapping[str, Any]) -> bool:
-        """Check ``action`` on both engines; whether it was taken (a disabled one is not)."""
+        """Check ``action`` on both engines; whether it was taken (a disabled one is not, nor, against the real code, one
+        where the model answers differently on purpose: rocketmq/findings.py REFINEMENTS)."""
+        if self.real:
+            from autoswitch.conformance.rocketmq.findings import refinement_of
+
+            if refinement_of(self.ref.state, action) is not None:
+                return False
         self.failure, after = check_step(self.ref, self.impl, action, len(self.taken) + 1, self.v, self.tolerated)
         if after is None and self.failure is None:
             return False
@@ -478,13 +485,14 @@ class _Walker:
 
 def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, Any] | None], tries: int, length: int,
                  tolerate: Sequence[str], with_impl: bool, abstract: bool, live: bool = False, control: str | None = None,
-                 warm: bool = False) -> Run:
+                 warm: bool = False, against: str = "impl") -> Run:
     """Up to ``length`` enabled actions from ``tries`` calls of ``draw(variables)`` (None: nothing drawn),
     each checked on both engines; a disabled action is skipped. Stops at the first failure (a property
     of ``tolerate`` failing is recorded, not a failure). ``abstract``: collect the abstract states. ``live``: then
     the fair suffix and the liveness verdict, looking for the property ``control`` first. ``warm``: fair steps from
-    Init to quiescence first (a registered set, a master, its slaves in sync), then the ``length`` actions drawn."""
-    walker = _Walker(config, tolerate, with_impl, abstract)
+    Init to quiescence first (a registered set, a master, its slaves in sync), then the ``length`` actions drawn.
+    ``against``: the engine the reference is compared with (with ``with_impl``): the implementation, or a real one."""
+    walker = _Walker(config, tolerate, with_impl, abstract, against)
     if warm:
         walker.heal()
     length += len(walker.taken)
@@ -499,7 +507,7 @@ def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, A
 
 def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: int, tolerate: Sequence[str] = (),
              with_impl: bool = True, live: bool = False, control: str | None = None, warm: bool = False,
-             swarm: bool = False, prefix: Sequence[Mapping[str, Any]] = ()) -> Run:
+             swarm: bool = False, prefix: Sequence[Mapping[str, Any]] = (), against: str = "impl") -> Run:
     """Up to ``length`` enabled actions drawn with ``random.Random(seed)``, checked at every step; stops
     at the first failure (a property of ``tolerate`` failing is recorded, not a failure), or after
     ``length * 20`` draws without reaching ``length``. ``live``: a liveness walk, whose first draw is the cut point
@@ -520,16 +528,17 @@ def run_walk(config: Config, weights: Mapping[str, float], seed: int, length: in
         if action is None:
             return drawer.draw(rng, v)
         return action if within_bounds(v, action) else None
-    return _checked_run(config, draw, length * 20, length, tolerate, with_impl, True, live, control, warm)
+    return _checked_run(config, draw, length * 20, length, tolerate, with_impl, True, live, control, warm, against)
 
 
 def rerun(config: Config, actions: Sequence[Mapping[str, Any]], tolerate: Sequence[str] = (), with_impl: bool = True,
-          live: bool = False, control: str | None = None) -> Run:
+          live: bool = False, control: str | None = None, against: str = "impl") -> Run:
     """Run a fixed action list, skipping actions that are disabled where they come, checked like a walk
     (abstract states are not collected); ``live``: the list is a liveness walk's prefix, followed by the fair
     suffix as in run_walk."""
     given = iter(actions)
-    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, False, live, control)
+    return _checked_run(config, lambda _v: next(given), len(actions), len(actions), tolerate, with_impl, False, live, control,
+                        against=against)
 
 
 def action_counts(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:

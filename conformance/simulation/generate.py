@@ -8,6 +8,7 @@ failovers) and arbitrary - often stale or refused - controller requests.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from autoswitch.conformance.engines import Config
@@ -29,7 +30,7 @@ from autoswitch.reference.actions import (
     tags,
 )
 from autoswitch.reference.precondition import NotEnabled
-from autoswitch.reference.state import DLEDGER, MASTER_SLAVE
+from autoswitch.reference.state import DLEDGER, MASTER_SLAVE, System
 
 # What a walk's process does by role, with repeats for weight (tags of the action table; the data path's
 # in its order): a master writes and heals the set, a slave replicates.
@@ -176,10 +177,11 @@ def controller_request(rng: random.Random, top_id: int, clean: float = 0.0) -> d
     return {"tag": tag, **{k: draw[k] for k in ACTIONS[tag].params}}
 
 
-def random_walk(config: Config, seed: int, length: int, data: bool = False) -> list[dict[str, Any]]:
+def random_walk(config: Config, seed: int, length: int, data: bool = False,
+                avoid: Callable[[System, Mapping[str, Any]], Any] | None = None) -> list[dict[str, Any]]:
     """``length`` enabled actions from the Init state of ``config``, drawn with ``random.Random(seed)``.
     With ``data`` the walk also writes, replicates and changes the syncStateSet the way brokers do, and
-    leaves out the requests of UNSAFE_REQUESTS."""
+    leaves out the requests of UNSAFE_REQUESTS; an action ``avoid`` is true of (in the state before it) is not taken."""
     rng = random.Random(seed)
     engine = ReferenceEngine(config)
     procs = sorted(config.processes)
@@ -196,6 +198,8 @@ def random_walk(config: Config, seed: int, length: int, data: bool = False) -> l
             action = controller_request(rng, len(procs) + 1)
             if data and action["tag"] in UNSAFE_REQUESTS:
                 continue
+        if avoid is not None and avoid(engine.state, action):
+            continue
         try:
             engine.step(action)
         except NotEnabled:

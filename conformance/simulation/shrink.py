@@ -27,15 +27,16 @@ def _is_fault(action: Mapping[str, Any]) -> bool:
 
 
 def shrink(config: Config, actions: Sequence[Mapping[str, Any]], failure: Failure, tolerate: Sequence[str] = (),
-           live: bool = False, control: str | None = None) -> Run:
+           live: bool = False, control: str | None = None, against: str = "impl") -> Run:
     """The smallest failing run found from ``actions`` (which fail with ``failure``); ``live``: ``actions`` is a
-    liveness walk's prefix (``control`` as for campaign.rerun), and the run returned has its fair suffix."""
+    liveness walk's prefix (``control`` as for campaign.rerun), and the run returned has its fair suffix; ``against``:
+    the engine a divergence was found on."""
     with_impl = failure.kind == DIVERGENCE  # a violation is the reference's alone: re-run only it
     budget = [MAX_RERUNS]
 
     def fails(candidate: list[dict[str, Any]]) -> Run | None:
         budget[0] -= 1
-        run = rerun(config, candidate, tolerate, with_impl, live, control)
+        run = rerun(config, candidate, tolerate, with_impl, live, control, against)
         same = run.failure is not None and (run.failure.kind, run.failure.name) == (failure.kind, failure.name)
         return run if same else None
 

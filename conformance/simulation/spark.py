@@ -32,7 +32,7 @@ from typing import Any
 
 from attrs import asdict, field, frozen
 
-from autoswitch.conformance.engines import trace_states
+from autoswitch.conformance.engines import real_version, trace_states
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.simulation import store
 from autoswitch.conformance.simulation.campaign import (
@@ -53,6 +53,7 @@ from autoswitch.conformance.simulation.campaign import (
 from autoswitch.conformance.simulation.guide import Guide
 from autoswitch.conformance.simulation.shrink import shrink
 from autoswitch.conformance.trace.itf import dumps_trace
+from autoswitch.reference.state import CONTROLLER
 
 MAX_LENGTH = 100_000  # steps per walk
 MAX_TASKS = 100_000  # chunks per campaign
@@ -74,6 +75,19 @@ def _seed(_campaign: Any, _attribute: Any, value: Any) -> None:
 def _flag(_campaign: Any, attribute: Any, value: Any) -> None:
     if not isinstance(value, bool):
         raise InputError(f"{attribute.name}: expected true or false, got {value!r}")
+
+
+def _against(_campaign: Any, _attribute: Any, value: Any) -> None:
+    if value != "impl" and (not isinstance(value, str) or real_version(value) is None):
+        raise InputError(f"against: the implementation (impl) or the real code (rocketmq, rocketmq@VERSION), got {value!r}")
+
+
+def _against_options(against: str) -> str:
+    """``--against``/``--rocketmq-version`` of the command that re-runs a walk of a campaign against ``against``."""
+    version = real_version(against)
+    if version is None:
+        return ""
+    return " --against rocketmq" + ("" if against == "rocketmq" else f" --rocketmq-version {version}")
 
 
 def _configs(_campaign: Any, _attribute: Any, value: tuple[str, ...]) -> None:
@@ -109,8 +123,15 @@ class Campaign:
     sample: int = field(default=250, validator=_count(0))
     swarm: bool = field(default=True, validator=_flag)
     guide: bool = field(default=False, validator=_flag)
+    against: str = field(default="impl", validator=_against)
 
     def __attrs_post_init__(self) -> None:
+        if real_version(self.against) is not None:
+            foreign = [c for c in self.configs if grid()[c].config.options.policy != "rocketmq"
+                       or grid()[c].config.options.design != CONTROLLER]
+            if foreign:
+                raise InputError(f"against the real code: {', '.join(foreign)} is not RocketMQ's controller mode (another "
+                                 "policy or design); give rocketmq configurations")
         chunks = -(-self.walks // self.chunk)
         if len(self.configs) * chunks > MAX_TASKS:
             raise InputError(f"{len(self.configs)} configurations x {chunks} chunks of {self.chunk} walks: more than {MAX_TASKS:,} "
@@ -127,7 +148,7 @@ class Campaign:
         weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
         return (f"autoswitch simulate --seed {self.seed} --length {self.length} --walks {self.walks} --configs {config} "
                 f"--walk {walk}" + (f" --weights {weights}" if weights else "") + ("" if self.swarm else " --no-swarm")
-                + (f" --guide --chunk {self.chunk}" if self.guide else ""))
+                + (f" --guide --chunk {self.chunk}" if self.guide else "") + _against_options(self.against))
 
 
 def checked_walk(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | None) -> tuple[int, Run, int | None]:
@@ -137,7 +158,7 @@ def checked_walk(campaign: Campaign, sim: SimConfig, walk: int, guide: Guide | N
     seed = walk_seed(campaign.seed, sim.name, walk)
     parent, prefix = guide.prefix(seed) if guide is not None and campaign.guide and not sim.live else (None, [])
     run = run_walk(sim.config, sim.weights(campaign.weights), seed, len(prefix) + campaign.length, sim.tolerated, live=sim.live,
-                   control=sim.control, warm=sim.warm, swarm=campaign.swarm, prefix=prefix)
+                   control=sim.control, warm=sim.warm, swarm=campaign.swarm, prefix=prefix, against=campaign.against)
     if guide is not None:
         guide.update(walk, run)
     return seed, run, parent
@@ -172,7 +193,7 @@ def walk_row(campaign: Campaign, sim: SimConfig, walk: int, out: Path | None, sh
     if failure is not None and (failure.kind, failure.name) not in shrunk:
         shrunk.add((failure.kind, failure.name))
         live = failure.kind == LIVENESS_FAILURE  # else a safety failure: shrunk as one, fair suffix and all
-        small = shrink(config, run.prefix if live else run.actions, failure, sim.tolerated, live, sim.control)
+        small = shrink(config, run.prefix if live else run.actions, failure, sim.tolerated, live, sim.control, campaign.against)
         row["shrunk_length"], row["shrunk_faults"] = len(small.actions), fault_count(small.actions)
         expect: dict[str, Any] = {}
         if (first := rerun(config, small.actions, with_impl=False).failure) is not None:  # what a replay sees first: nothing tolerated

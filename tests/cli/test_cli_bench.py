@@ -28,6 +28,7 @@ CASES = [
     Case("bench-logs-zero-max-states", ("bench", "--logs", "--max-states", "0"), 2, "--max-states"),
     Case("bench-max-states-without-logs", ("bench", "--walks", "1", "--max-states", "10"), 2, "--max-states is for --logs"),
     Case("bench-two-benchmarks", ("bench", "--check", "--logs"), 2, "give one"),
+    Case("rocketmq-with-logs", ("bench", "--rocketmq", "--logs"), 2, "--rocketmq is for the corpus benchmark"),
 ]
 
 

@@ -76,6 +76,9 @@ CASES = [
          "swarm per 1,000"),
     Case("bench-campaigns-unknown", ("bench", "--campaigns", "--walks", "1", "nope"), 2,
          "no configuration matches 'nope'"),
+    Case("against-unknown", (*TINY, *OUT, "--against", "z3"), 2, "Invalid value for '--against'"),
+    Case("rocketmq-version-unknown", (*TINY, *OUT, "--against", "rocketmq", "--rocketmq-version", "4.9.8"), 2,
+         "the harness runs 5.1.1"),
 ]
 
 

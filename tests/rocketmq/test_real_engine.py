@@ -50,3 +50,13 @@ def test_the_findings_replay_on_the_real_code_and_on_both_models() -> None:
         for engine in ("reference", "impl", REAL):
             result = replay_file(f, engine)
             assert result.status == PASS, result.describe()
+
+
+
+@pytest.mark.parametrize(("version", "status"), [("5.1.1", DIVERGENCE), ("5.1.4", PASS)])
+def test_alter_with_no_master_throws_before_its_fix_and_refuses_after(version: str, status: str) -> None:
+    """apache/rocketmq #7293 (5.1.4): alterSyncStateSet compared a null master id; the trace's refusal is the fix's."""
+    result = replay_file(str(TRACES / "code" / "alter-check-order.itf.json"), f"{REAL}@{version}")
+    assert result.status == status, result.describe()
+    if status == DIVERGENCE:
+        assert result.field == "outcome.code" and result.actual == "'THROWS NullPointerException'"

@@ -48,6 +48,8 @@ import org.apache.rocketmq.remoting.protocol.header.controller.register.Register
  */
 final class ControllerDriver {
     private static final long TIMEOUT_MILLIS = 24L * 3600 * 1000;
+    private static final Set<String> REQUESTS = Set.of("GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController",
+        "ElectMaster", "AlterSyncStateSet", "GetReplicaInfo", "GetSyncStateData", "CleanBrokerData");
 
     private final EventSerializer serializer = new EventSerializer();
     private ControllerConfig config;
@@ -114,10 +116,48 @@ final class ControllerDriver {
         }
     }
 
+    /**
+     * One request: proposed on the applied state, then its events applied. Where the proposal itself throws (a bug of
+     * that release: 5.1.1's alterSyncStateSet with no master), the state machine applies nothing and the caller sees a
+     * failed request: the answer's code is "THROWS" and the exception, and the state is read as it is.
+     */
     private JsonObject request(JsonObject r) throws Exception {
-        String tag = r.get("tag").getAsString();
         String cluster = r.get("cluster").getAsString();
         String broker = r.get("broker").getAsString();
+        if (!REQUESTS.contains(r.get("tag").getAsString())) {
+            throw new IllegalArgumentException("unknown controller request " + r.get("tag"));
+        }
+        ControllerResult<?> result;
+        try {
+            result = propose(r, cluster, broker);
+        } catch (RuntimeException e) {
+            JsonObject answer = new JsonObject();
+            answer.addProperty("code", "THROWS " + e.getClass().getSimpleName());
+            answer.addProperty("exception", e.toString());
+            answer.add("response", new JsonObject());
+            answer.add("body", new JsonObject());
+            answer.add("events", new JsonArray());
+            answer.add("state", state(cluster, broker));
+            return answer;
+        }
+        String tag = r.get("tag").getAsString();
+        JsonArray events = new JsonArray();
+        for (EventMessage event : result.getEvents()) {
+            EventMessage applied = serializer.deserialize(serializer.serialize(event));
+            manager.applyEvent(applied);
+            events.add(applied.getEventType().name());
+        }
+        JsonObject answer = new JsonObject();
+        answer.addProperty("code", Harness.codeName(result.getResponseCode()));
+        answer.add("response", result.getResponse() == null ? new JsonObject() : Harness.tree(result.getResponse()));
+        answer.add("body", body(tag, result.getBody()));
+        answer.add("events", events);
+        answer.add("state", state(cluster, broker));
+        return answer;
+    }
+
+    private ControllerResult<?> propose(JsonObject r, String cluster, String broker) {
+        String tag = r.get("tag").getAsString();
         ControllerResult<?> result;
         switch (tag) {
             case "GetNextBrokerId":
@@ -158,21 +198,9 @@ final class ControllerDriver {
                 break;
             }
             default:
-                throw new IllegalArgumentException("unknown controller request " + tag);
+                throw new IllegalStateException("REQUESTS names " + tag + " but propose does not");
         }
-        JsonArray events = new JsonArray();
-        for (EventMessage event : result.getEvents()) {
-            EventMessage applied = serializer.deserialize(serializer.serialize(event));
-            manager.applyEvent(applied);
-            events.add(applied.getEventType().name());
-        }
-        JsonObject answer = new JsonObject();
-        answer.addProperty("code", Harness.codeName(result.getResponseCode()));
-        answer.add("response", result.getResponse() == null ? new JsonObject() : Harness.tree(result.getResponse()));
-        answer.add("body", body(tag, result.getBody()));
-        answer.add("events", events);
-        answer.add("state", state(cluster, broker));
-        return answer;
+        return result;
     }
 
     private static ElectMasterRequestHeader electRequest(JsonObject r, String cluster, String broker) {

@@ -27,7 +27,8 @@ import org.apache.rocketmq.remoting.protocol.ResponseCode;
  * any of its classes load).
  *
  * <p>Requests are {"op": "<driver>.<operation>", ...}; the drivers are {@link ControllerDriver} (ReplicasInfoManager,
- * DefaultElectPolicy, DefaultBrokerHeartbeatManager) and {@link EpochDriver} (EpochFileCache on a real file), plus
+ * DefaultElectPolicy, DefaultBrokerHeartbeatManager), {@link EpochDriver} (EpochFileCache on a real file) and
+ * {@link DataDriver} (DefaultMessageStores replicating over AutoSwitchHAService), plus
  * "hello" (the RocketMQ release on the classpath) and "exit".
  */
 public final class Harness {
@@ -43,6 +44,7 @@ public final class Harness {
         watchParent();
         ControllerDriver controller = new ControllerDriver();
         EpochDriver epoch = new EpochDriver();
+        DataDriver data = new DataDriver();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             String line;
@@ -58,7 +60,7 @@ public final class Harness {
                     if (op.equals("exit")) {
                         break;
                     }
-                    answer = dispatch(op, request, controller, epoch);
+                    answer = dispatch(op, request, controller, epoch, data);
                     answer.addProperty("ok", true);
                 } catch (Throwable e) {
                     answer = new JsonObject();
@@ -74,6 +76,7 @@ public final class Harness {
         } finally {
             controller.close();
             epoch.close();
+            data.close();
         }
         System.exit(0);  // the heartbeat manager's executor threads are not daemons
     }
@@ -95,8 +98,8 @@ public final class Harness {
         watcher.start();
     }
 
-    private static JsonObject dispatch(String op, JsonObject request, ControllerDriver controller, EpochDriver epoch)
-        throws Exception {
+    private static JsonObject dispatch(String op, JsonObject request, ControllerDriver controller, EpochDriver epoch,
+        DataDriver data) throws Exception {
         if (op.equals("hello")) {
             JsonObject answer = new JsonObject();
             answer.addProperty("version", MQVersion.getVersionDesc(MQVersion.CURRENT_VERSION));
@@ -107,6 +110,9 @@ public final class Harness {
         }
         if (op.startsWith("epoch.")) {
             return epoch.handle(op.substring("epoch.".length()), request);
+        }
+        if (op.startsWith("data.")) {
+            return data.handle(op.substring("data.".length()), request);
         }
         throw new IllegalArgumentException("unknown op " + op);
     }

@@ -1,0 +1,168 @@
+"""The model's findings about RocketMQ's data path, run on RocketMQ's own ``DefaultMessageStore`` and
+``AutoSwitchHAService`` (the harness's ``DataDriver``: several stores in one JVM replicating over real HA connections,
+set up as RocketMQ's AutoSwitchHATest sets them up). The caller plays the controller: which store is master in which
+epoch, and with which syncStateSet. Each finding is a scenario and a verdict on what the stores show; ``autoswitch
+findings`` runs them on a release and prints both.
+
+Offsets from the stores are bytes; every message has the same size, so ``offset // size`` is the model's offset
+(a message count)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from attrs import frozen
+
+from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, HarnessError, Session, session
+
+WAIT_MS = 15_000  # the bound of one wait for a store to reach an offset
+
+
+class DataPath:
+    """The stores of one scenario: ``open``/``close`` a broker id's store, make it ``master`` or ``slave``, ``put`` a
+    message, wait for a store to reach a number of messages, ``view`` it (offsets in messages)."""
+
+    def __init__(self, jvm: Session, name: str):
+        self.jvm, self.name = jvm, name
+        self.size = -1
+        self.call("reset")
+
+    def call(self, op: str, **fields: Any) -> dict[str, Any]:
+        return self.jvm.call({"op": f"data.{op}", **fields}, f"finding {self.name}, data.{op}", seconds=60)
+
+    def open(self, broker: int, **config: Any) -> None:
+        self.call("open", id=broker, **config)
+
+    def close(self, broker: int) -> None:
+        self.call("close", id=broker)
+
+    def master(self, broker: int, epoch: int, sync_state_set: list[int], sync: bool = True) -> bool:
+        return bool(self.call("master", id=broker, epoch=epoch, syncStateSet=sync_state_set, sync=sync)["returns"])
+
+    def slave(self, broker: int, master: int, epoch: int) -> bool:
+        return bool(self.call("slave", id=broker, master=master, epoch=epoch)["returns"])
+
+    def put(self, broker: int) -> str:
+        answer = self.call("put", id=broker)
+        self.size = answer["view"]["messageSize"]
+        return str(answer["status"])
+
+    def reach(self, broker: int, messages: int) -> dict[str, Any]:
+        """Wait (bounded) until ``broker`` holds ``messages`` messages; a store that does not is a HarnessError."""
+        view = self.call("await", id=broker, field="maxPhyOffset", atLeast=messages * self.size, timeoutMs=WAIT_MS)
+        if not view["reached"]:
+            raise HarnessError(f"finding {self.name}: broker {broker} did not reach {messages} messages within "
+                               f"{WAIT_MS} ms (it holds {view['maxPhyOffset'] // max(self.size, 1)})")
+        return self.view(broker, view)
+
+    def view(self, broker: int, raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What ``broker``'s store shows, offsets in messages."""
+        v = raw if raw is not None else self.call("view", id=broker)
+        size = max(self.size, 1)
+        return {"leo": v["maxPhyOffset"] // size, "confirmOffset": v["confirmOffset"] // size,
+                "epochs": [(e, start // size) for e, start in v["epochs"]], "log": list(v["bodies"]),
+                "syncStateSet": v["syncStateSet"], "localSyncStateSet": v["localSyncStateSet"], "client": v["client"]}
+
+
+@frozen
+class Finding:
+    """A finding: its scenario (``run``: what the stores showed, by name), whether the observations show it
+    (``shows``), and what the model says of it."""
+
+    name: str
+    about: str
+    model: str
+    run: Callable[[DataPath], dict[str, Any]]
+    shows: Callable[[dict[str, Any]], bool]
+
+
+def _epoch_not_cut(d: DataPath) -> dict[str, Any]:
+    """Three stores. A, master in epoch 1 then 2, gives m0 m1 to B and C and m2 (epoch 2) to C only; B, master in epoch 3
+    (A and C down), writes m3 m4; A comes back as B's slave: its handshake cuts its log to 2 and refetches m3 m4. Then A,
+    master in epoch 4, takes C (m0 m1 m2) back as its slave."""
+    for broker in (1, 2, 3):
+        d.open(broker, ackTimeoutMs=1000)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1)
+    d.slave(3, 1, 1)
+    d.put(1)
+    d.put(1)
+    d.reach(2, 2)
+    d.reach(3, 2)
+    d.close(2)
+    d.master(1, 2, [1])
+    d.slave(3, 1, 2)
+    d.put(1)
+    d.reach(3, 3)
+    d.close(1)
+    d.close(3)
+    d.open(2, ackTimeoutMs=500)
+    d.master(2, 3, [2], sync=False)
+    d.put(2)
+    d.put(2)
+    d.open(1, ackTimeoutMs=500)
+    d.slave(1, 2, 3)
+    a_after_handshake = d.reach(1, 4)
+    d.close(2)
+    d.open(3, ackTimeoutMs=500)
+    d.master(1, 4, [1], sync=False)
+    d.slave(3, 1, 4)
+    c_after = d.reach(3, 4)
+    time.sleep(0.5)  # a last transfer would only add; the handshake is what differs
+    return {"A after its handshake with B": a_after_handshake, "A as master": d.view(1), "C after its handshake with A": c_after}
+
+
+def _divergent(seen: dict[str, Any]) -> bool:
+    return seen["A as master"]["log"] != seen["C after its handshake with A"]["log"]
+
+
+def _confirm_during_expansion(d: DataPath) -> dict[str, Any]:
+    """Two stores, allAckInSyncStateSet. A, master of {A}, takes B as its slave; B catches up, so A proposes {A, B}
+    (maybeExpandInSyncStateSet) and, the controller's answer not yet back, acks are counted against {A, B}. B goes down;
+    A's next put is not acknowledged (B's ack is missing) but is it shown to consumers?"""
+    d.open(1, ackTimeoutMs=1000, allAck=True)
+    d.open(2, ackTimeoutMs=1000, allAck=True)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1)
+    d.put(1)
+    b = d.reach(2, 1)
+    expanding = d.view(1)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while expanding["syncStateSet"] == expanding["localSyncStateSet"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        expanding = d.view(1)
+    d.close(2)
+    status = d.put(1)
+    return {"B": b, "A while the expansion is in flight": expanding, "put while B is down": status, "A after": d.view(1)}
+
+
+def _shown_unacked(seen: dict[str, Any]) -> bool:
+    after = seen["A after"]
+    return (seen["put while B is down"] != "PUT_OK" and len(after["syncStateSet"]) == 2 and len(after["localSyncStateSet"]) == 1
+            and after["confirmOffset"] > seen["B"]["leo"])
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("handshake-keeps-the-old-epoch",
+            "AutoSwitchHAClient.doTruncate cuts the slave's epoch file only if the point is below maxPhyOffset, read after "
+            "the log was cut to the point: never (5.4.0 on). A truncated slave keeps its old epoch's entry, refuses the "
+            "new master's (appendEntry needs a greater start), and as master lets another replica keep a divergent "
+            "message at the same offset",
+            "the model cuts the slave's epoch file with its log (MODEL.md §5, 5.1.1-5.3.x): LogMatching holds",
+            _epoch_not_cut, _divergent),
+    Finding("confirm-offset-during-expansion",
+            "with allAckInSyncStateSet, getConfirmOffset() is maxPhyOffset while the master's local syncStateSet has one "
+            "member, also while an expansion to two is in flight and acks are counted against both: a message the new "
+            "member lacks, not acknowledged, is shown to consumers; the controller may already list that member",
+            "MC_neg_shortcut (option confirmShortcutFix = false): NoPhantomRead fails",
+            _confirm_during_expansion, _shown_unacked),
+)
+BY_NAME = {f.name: f for f in FINDINGS}
+
+
+def run_finding(finding: Finding, version: str = DEFAULT_VERSION) -> tuple[bool, dict[str, Any]]:
+    """Whether ``finding`` shows on RocketMQ ``version``, and what its stores showed."""
+    seen = finding.run(DataPath(session(version), finding.name))
+    return finding.shows(seen), seen

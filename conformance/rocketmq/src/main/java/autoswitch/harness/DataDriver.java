@@ -1,0 +1,299 @@
+package autoswitch.harness;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.apache.rocketmq.common.BrokerConfig;
+import org.apache.rocketmq.common.message.MessageDecoder;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageExtBrokerInner;
+import org.apache.rocketmq.remoting.protocol.EpochEntry;
+import org.apache.rocketmq.store.DefaultMessageStore;
+import org.apache.rocketmq.store.PutMessageResult;
+import org.apache.rocketmq.store.config.BrokerRole;
+import org.apache.rocketmq.store.config.FlushDiskType;
+import org.apache.rocketmq.store.config.MessageStoreConfig;
+import org.apache.rocketmq.store.ha.HAConnection;
+import org.apache.rocketmq.store.ha.autoswitch.AutoSwitchHAService;
+import org.apache.rocketmq.store.stats.BrokerStatsManager;
+
+/**
+ * RocketMQ's data path in one JVM, set up as its own AutoSwitchHATest sets it up: each broker id a real
+ * DefaultMessageStore (controller mode, so an AutoSwitchHAService with its epoch file) in a folder of its own, with
+ * its HA port free on 127.0.0.1, replicating over real HA connections. The caller plays the controller and the
+ * ReplicasManager: it opens and closes stores, makes one a master (changeToMaster, setSyncStateSet) and others its
+ * slaves (changeToSlave, updateHaMasterAddress), puts messages, and awaits a store reaching an offset, each wait
+ * bounded. Every message has the same size, so byte offsets are message counts times that size; the view gives both.
+ */
+final class DataDriver {
+    private static final String TOPIC = "autoswitch";
+    private final Map<Long, Broker> brokers = new TreeMap<>();
+    private Path root;
+    private long messageSize = -1;
+    private int nextBody;
+
+    private static final class Broker {
+        final long id;
+        final MessageStoreConfig config;
+        final int haPort;
+        DefaultMessageStore store;
+
+        Broker(long id, MessageStoreConfig config, int haPort) {
+            this.id = id;
+            this.config = config;
+            this.haPort = haPort;
+        }
+
+        AutoSwitchHAService ha() {
+            return (AutoSwitchHAService) store.getHaService();
+        }
+
+        String haAddress() {
+            return "127.0.0.1:" + haPort;
+        }
+    }
+
+    JsonObject handle(String op, JsonObject r) throws Exception {
+        switch (op) {
+            case "reset":
+                close();
+                root = Files.createTempDirectory("autoswitch-data-");
+                messageSize = -1;
+                nextBody = 0;
+                return new JsonObject();
+            case "open":
+                return open(r);
+            case "close":
+                return close(broker(r));
+            case "master":
+                return master(r);
+            case "slave":
+                return slave(r);
+            case "put":
+                return put(r);
+            case "await":
+                return await(r);
+            case "view":
+                return view(broker(r));
+            default:
+                throw new IllegalArgumentException("unknown data operation " + op);
+        }
+    }
+
+    private Broker broker(JsonObject r) {
+        Broker b = brokers.get(r.get("id").getAsLong());
+        if (b == null || b.store == null) {
+            throw new IllegalArgumentException("broker " + r.get("id") + " is not open");
+        }
+        return b;
+    }
+
+    /** A store for broker id (new, or the one closed before, on the same folder: its data recovered by load()). */
+    private JsonObject open(JsonObject r) throws Exception {
+        long id = r.get("id").getAsLong();
+        Broker b = brokers.get(id);
+        if (b == null) {
+            MessageStoreConfig c = new MessageStoreConfig();
+            String dir = root.resolve("broker-" + id).toString();
+            c.setStorePathRootDir(dir);
+            c.setStorePathCommitLog(dir + File.separator + "commitlog");
+            c.setStorePathEpochFile(dir + File.separator + "EpochFileCache");
+            c.setMappedFileSizeCommitLog(r.has("mappedFileSize") ? r.get("mappedFileSize").getAsInt() : 1024 * 1024);
+            c.setMappedFileSizeConsumeQueue(1024 * 1024);
+            c.setMaxHashSlotNum(10000);
+            c.setMaxIndexNum(100 * 100);
+            c.setFlushDiskType(FlushDiskType.SYNC_FLUSH);
+            c.setFlushIntervalConsumeQueue(1);
+            c.setHaSendHeartbeatInterval(200);
+            c.setSyncFlushTimeout(r.has("ackTimeoutMs") ? r.get("ackTimeoutMs").getAsInt() : 2000);
+            c.setAllAckInSyncStateSet(r.has("allAck") && r.get("allAck").getAsBoolean());
+            c.setAsyncLearner(r.has("asyncLearner") && r.get("asyncLearner").getAsBoolean());
+            c.setBrokerRole(BrokerRole.SLAVE);
+            int port = freePort();
+            c.setHaListenPort(port);
+            b = new Broker(id, c, port);
+            brokers.put(id, b);
+        }
+        if (b.store != null) {
+            throw new IllegalArgumentException("broker " + id + " is open");
+        }
+        BrokerConfig brokerConfig = new BrokerConfig();
+        brokerConfig.setBrokerId(id);
+        brokerConfig.setEnableControllerMode(true);
+        b.store = new DefaultMessageStore(b.config, new BrokerStatsManager("autoswitch", true), null, brokerConfig,
+            new ConcurrentHashMap<>());
+        if (!b.store.load()) {
+            throw new IllegalStateException("broker " + id + ": load() failed");
+        }
+        b.store.start();
+        try {
+            AutoSwitchHAService.class.getMethod("setLocalBrokerId", Long.class).invoke(b.ha(), id);
+        } catch (NoSuchMethodException e) {
+            // before 5.1.1 the HA service does not know its own id
+        }
+        JsonObject answer = view(b);
+        answer.addProperty("haAddress", b.haAddress());
+        return answer;
+    }
+
+    private JsonObject close(Broker b) {
+        b.store.shutdown();
+        b.store = null;
+        JsonObject answer = new JsonObject();
+        answer.addProperty("closed", b.id);
+        return answer;
+    }
+
+    /** ReplicasManager.changeToMaster's store half: SYNC_MASTER, changeToMaster(epoch), then the controller's set. */
+    private JsonObject master(JsonObject r) throws Exception {
+        Broker b = broker(r);
+        b.config.setBrokerRole(r.has("sync") && !r.get("sync").getAsBoolean() ? BrokerRole.ASYNC_MASTER : BrokerRole.SYNC_MASTER);
+        boolean changed = b.ha().changeToMaster(r.get("epoch").getAsInt());
+        Set<Long> set = new HashSet<>();
+        for (JsonElement e : r.getAsJsonArray("syncStateSet")) {
+            set.add(e.getAsLong());
+        }
+        b.ha().setSyncStateSet(set);
+        JsonObject answer = view(b);
+        answer.addProperty("returns", changed);
+        return answer;
+    }
+
+    /** ReplicasManager.changeToSlave's store half: SLAVE, changeToSlave, then the master's HA address. */
+    private JsonObject slave(JsonObject r) {
+        Broker b = broker(r);
+        Broker master = brokers.get(r.get("master").getAsLong());
+        b.config.setBrokerRole(BrokerRole.SLAVE);
+        boolean changed = b.ha().changeToSlave("", r.get("epoch").getAsInt(), b.id);
+        b.ha().updateHaMasterAddress(master.haAddress());
+        JsonObject answer = view(b);
+        answer.addProperty("returns", changed);
+        return answer;
+    }
+
+    private JsonObject put(JsonObject r) throws IOException {
+        Broker b = broker(r);
+        MessageExtBrokerInner msg = new MessageExtBrokerInner();
+        String body = r.has("body") ? r.get("body").getAsString() : String.format("m%06d", nextBody++);
+        msg.setTopic(TOPIC);
+        msg.setTags("autoswitch");
+        msg.setKeys(body);
+        msg.setBody(body.getBytes(StandardCharsets.UTF_8));
+        msg.setQueueId(0);
+        msg.setSysFlag(0);
+        msg.setBornTimestamp(0);
+        msg.setStoreHost(new InetSocketAddress(InetAddress.getLoopbackAddress(), 10911));
+        msg.setBornHost(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        msg.setPropertiesString(MessageDecoder.messageProperties2String(msg.getProperties()));
+        PutMessageResult result = b.store.putMessage(msg);
+        JsonObject answer = new JsonObject();
+        answer.addProperty("status", result.getPutMessageStatus().name());
+        answer.addProperty("body", body);
+        if (result.getAppendMessageResult() != null && result.getAppendMessageResult().getWroteBytes() > 0) {
+            long size = result.getAppendMessageResult().getWroteBytes();
+            if (messageSize >= 0 && messageSize != size) {
+                throw new IllegalStateException("messages differ in size: " + messageSize + " and " + size);
+            }
+            messageSize = size;
+            answer.addProperty("wroteOffset", result.getAppendMessageResult().getWroteOffset());
+        }
+        answer.add("view", view(b));
+        return answer;
+    }
+
+    /** Wait (bounded) until broker id's field (maxPhyOffset or confirmOffset, in bytes) is at least the value. */
+    private JsonObject await(JsonObject r) throws InterruptedException {
+        Broker b = broker(r);
+        String field = r.get("field").getAsString();
+        long atLeast = r.get("atLeast").getAsLong();
+        long deadline = System.currentTimeMillis() + r.get("timeoutMs").getAsLong();
+        JsonObject view = view(b);
+        while (view.get(field).getAsLong() < atLeast && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+            view = view(b);
+        }
+        view.addProperty("reached", view.get(field).getAsLong() >= atLeast);
+        return view;
+    }
+
+    /** What the store shows: offsets in bytes, its epoch entries, role and HA state, and the bodies of its messages. */
+    private JsonObject view(Broker b) {
+        JsonObject v = new JsonObject();
+        DefaultMessageStore s = b.store;
+        v.addProperty("id", b.id);
+        v.addProperty("messageSize", messageSize);
+        v.addProperty("maxPhyOffset", s.getMaxPhyOffset());
+        v.addProperty("minPhyOffset", s.getMinPhyOffset());
+        v.addProperty("confirmOffset", s.getConfirmOffset());
+        v.addProperty("role", b.config.getBrokerRole().name());
+        JsonArray epochs = new JsonArray();
+        for (EpochEntry e : b.ha().getEpochEntries()) {
+            JsonArray pair = new JsonArray();
+            pair.add(e.getEpoch());
+            pair.add(e.getStartOffset());
+            epochs.add(pair);
+        }
+        v.add("epochs", epochs);
+        v.add("syncStateSet", Harness.tree(new java.util.TreeSet<>(b.ha().getSyncStateSet())));
+        v.add("localSyncStateSet", Harness.tree(new java.util.TreeSet<>(b.ha().getLocalSyncStateSet())));
+        JsonObject acks = new JsonObject();
+        List<HAConnection> connections = b.ha().getConnectionList();
+        for (HAConnection c : connections) {
+            try {
+                long slave = (Long) c.getClass().getMethod("getSlaveId").invoke(c);
+                acks.addProperty(String.valueOf(slave), c.getSlaveAckOffset());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        v.add("acks", acks);
+        v.addProperty("client", b.ha().getHAClient() == null ? "NONE" : b.ha().getHAClient().getCurrentState().name());
+        JsonArray bodies = new JsonArray();
+        if (messageSize > 0) {
+            for (long offset = s.getMinPhyOffset(); offset + messageSize <= s.getMaxPhyOffset(); offset += messageSize) {
+                MessageExt m = s.lookMessageByOffset(offset);
+                bodies.add(m == null ? null : new String(m.getBody(), StandardCharsets.UTF_8));
+            }
+        }
+        v.add("bodies", bodies);
+        return v;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    void close() throws IOException {
+        for (Broker b : brokers.values()) {
+            if (b.store != null) {
+                b.store.shutdown();
+                b.store = null;
+            }
+        }
+        brokers.clear();
+        if (root != null) {
+            try (Stream<Path> walk = Files.walk(root)) {
+                walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            }
+            root = null;
+        }
+    }
+}
