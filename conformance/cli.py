@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable
@@ -61,11 +63,22 @@ def internal_error(error: BaseException, debug: bool) -> None:
                "and report it with the command line", err=True)
 
 
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM: unwind as an exit does, so that temporary folders go and the JVMs and Spark are stopped (atexit)."""
+    click.echo("\nterminated", err=True)
+    sys.exit(EXIT_TERMINATED)
+
+
 class ExitCodes(click.Group):
     """Every command's exceptions mapped to the exit-code contract (errors.py): a usage error or InputError -> 2,
     Ctrl-C -> 130, anything else -> 3 with :func:`internal_error`. Verdicts (0, 1) are the commands' own exits."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _terminated)
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
@@ -145,7 +158,7 @@ def replay(paths: tuple[str, ...], against: str, rocketmq_version: str, report: 
     2 no verdict failed but a trace is malformed (bad input), or a usage error (an unwritable --report, no java or mvn
     for the rocketmq engine); 3 an engine raised or the RocketMQ harness failed (an internal error: please report it)."""
     if report:
-        output_file(report, "--report")
+        output_file(report, "--report", paths)
     files = trace_files(list(paths))
     engines = {"both": list(KINDS), "all": [*KINDS, REAL]}.get(against, [against])
     if REAL in engines:
@@ -429,7 +442,7 @@ def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...
         before, after = row[0].per_mille, row[1].per_mille
         ratio = f"{after / before:.1f}x" if before else ("new" if after else "-")
         table.add_row(row[0].config, *cells, ratio)
-    Console(width=160).print(table)
+    table_console(width=160).print(table)
 
 
 @main.command()
@@ -462,7 +475,7 @@ def _explain_html(path: str, out: str) -> None:
     from autoswitch.conformance.html.explorer import write_page, write_pages
 
     if not os.path.isdir(path):
-        write_page(path, output_file(out, "--html"))
+        write_page(path, output_file(out, "--html", [path]))
         console.print(f"wrote {out}")
         return
     folder = output_folder(out, "--html")
@@ -672,6 +685,8 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
         if verdict.liveness_compared:
             same += "; liveness verdict " + ("agrees" if verdict.same_liveness_as_tlc else "DIFFERS")
         side = (f"{tlc.distinct_states or 0:,}", str(tlc.depth), f"{tlc.seconds:.1f}", same)
+        if tlc.verdict == "error":
+            console.print(f"{name}: TLC gave no verdict: {tlc.problem}", style="bold red", markup=False, highlight=False)
     rate = result.distinct / max(result.seconds, 1e-9)
     return verdict.ok, (name, verdict.expects, verdict.verdict, f"{result.distinct:,}", f"{result.generated:,}",
                         str(result.depth), f"{result.seconds:.1f}", f"{rate:,.0f}", *side,
@@ -915,7 +930,7 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
         best = summary.shortest
         trace = f"{out / best['trace']} ({best['shrunk_length']} steps)" if best else "-"
         table.add_row(summary.name, summary.control or "safe", str(summary.walks), str(summary.states), failures, trace)
-    Console(width=200).print(table)
+    table_console(width=200).print(table)
     for problem in problems:
         console.print(f"PROBLEM: {problem}", style="bold red")
     console.print(f"report: {report}  rows: {out / 'rows'}  traces: {out / 'failures'}, {out / 'corpus'}")
@@ -937,7 +952,7 @@ def _bench(campaign, master: str) -> None:
         speedup = s.steps_per_second / single.steps_per_second if single.steps_per_second else 0.0
         table.add_row(name, str(s.walks), str(s.steps), f"{s.seconds:.2f}", f"{s.walks_per_second:,.1f}",
                       f"{s.steps_per_second:,.0f}", f"{speedup:.2f}x", f"{speedup / (1 if s is single else cores):.0%}")
-    Console(width=120).print(table)
+    table_console(width=120).print(table)
 
 
 def _cores(master: str) -> int:
@@ -975,7 +990,12 @@ def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> Non
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as e:
         raise click.BadParameter(f"cannot write in {out}: {e.strerror or e}", param_hint="--out") from None
-    sources = [Path(f) for f in trace_files([corpus])]
+    sources = []
+    for f in map(Path, trace_files([corpus])):
+        if f.is_file():
+            sources.append(f)
+        else:  # a FIFO or a device named *.json: reading it could block for ever
+            console.print(f"{f}: not a regular file: left out of the corpus", style="bold yellow")
     if not sources:
         raise click.UsageError(f"no trace files (*.json) under {corpus}")
     indices = [only] if only is not None else range(inputs)
@@ -1084,7 +1104,7 @@ def findings(rocketmq_version: str, only: str | None) -> None:
     for finding in chosen:
         with console.status(f"{finding.name} on RocketMQ {rocketmq_version}"):
             shown, seen = run_finding(finding, rocketmq_version)
-        console.print(f"[bold]{finding.name}[/bold]: {finding.about}", highlight=False)
+        console.print(f"{finding.name}: {finding.about}", style="bold")
         for what, view in seen.items():
             console.print(f"  {what}: {view}", highlight=False, markup=False)
         table.add_row(finding.name, "yes" if shown else "no", finding.model)

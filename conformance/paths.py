@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from autoswitch.conformance.errors import InputError
@@ -28,10 +29,16 @@ def output_folder(path: str | Path, option: str) -> Path:
     return folder
 
 
-def output_file(path: str | Path, option: str) -> Path:
+def output_file(path: str | Path, option: str, inputs: Iterable[str | Path] = ()) -> Path:
     """The file ``path`` given as ``option`` (e.g. ``--report``), to be written or replaced: not a folder or another
-    non-regular file, and its folder as :func:`output_folder` checks it (created if missing)."""
+    non-regular file, not one of the command's ``inputs`` (files, or folders it reads below), and its folder as
+    :func:`output_folder` checks it (created if missing)."""
     file = Path(path)
+    target = file.resolve()
+    for given in map(Path, inputs):
+        read = given.resolve()
+        if target == read or (given.is_dir() and read in target.parents):
+            raise InputError(f"{option} {path}: it is an input of the command ({given}); writing it would destroy it")
     if file.exists() and not file.is_file():
         raise InputError(f"{option} {path}: exists and is not a regular file")
     if file.exists() and not os.access(file, os.W_OK):

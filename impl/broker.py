@@ -29,10 +29,11 @@ __all__ = ["BrokerConfig", "BrokerProcess", "CheckCodeClock"]
 
 CONFIRM_OFFSET_FILE = "confirmOffset"  # the confirmOffset checkpoint (a storage that re-reads on recovery)
 _UP_STATES = "/".join(s.value for s in RegisterState if s is not RegisterState.DOWN)
-# every file of a broker's store, in the order a wipe deletes them: the identity files first, so that a wipe cut
-# short leaves data without an id (a new broker's stale replica, truncated by its first handshake), never an id
-# without its data
+# every file of a broker's store, which a wipe deletes
 STORE_FILES = (META_FILE, TEMP_META_FILE, COMMIT_LOG_FILE, EPOCH_FILE, CONFIRM_OFFSET_FILE)
+# written (durably) before a wipe deletes anything and deleted after it: a store opened with it finishes the wipe, so
+# a wipe cut short anywhere recovers to the disk before it (no marker yet) or after it (the marker on disk)
+WIPE_MARKER = "wipeInProgress"
 Running = ReplicasManager | MasterSlaveManager | DLedgerServer  # a running broker's volatile state, by its design
 
 
@@ -105,8 +106,13 @@ class BrokerProcess:
         self.replicas_manager: Running | None = self._start()
 
     def _open_disk(self) -> None:
-        """Read the store from the disk and recover it (on start, and after a wipe)."""
+        """Read the store from the disk and recover it (on start, and after a wipe): a wipe begun (WIPE_MARKER) is
+        finished first."""
         storage = self.storage
+        if storage.read(WIPE_MARKER) is not None:
+            for name in STORE_FILES:
+                storage.delete(name)
+            storage.delete(WIPE_MARKER)
         meta = load_meta(storage)
         self.meta_id = NO_BROKER_ID if meta is None else meta.broker_id
         self.commit_log = open_commit_log(storage)
@@ -244,8 +250,7 @@ class BrokerProcess:
         if self.replicas_manager is not None:
             raise IllegalStateError(f"{self.name} is {self.replicas_manager.state}, not DOWN")
         self._emit({"tag": "WipeDisk"})
-        for name in STORE_FILES:
-            self.storage.delete(name)
+        self.storage.write(WIPE_MARKER, "")
         self._open_disk()
 
     def restart(self, address: str, config: BrokerConfig | None = None) -> None:

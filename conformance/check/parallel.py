@@ -27,8 +27,8 @@ and is refused by a process that computes others (another Python build or anothe
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing as mp
-import pickle
 import queue
 import signal
 import sys
@@ -41,8 +41,17 @@ from autoswitch import reference
 from autoswitch.conformance import explore
 from autoswitch.conformance.check import checker as checker_module
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, Start
+from autoswitch.conformance.check.codec import CodecError, decode, encode
 from autoswitch.conformance.check.search import How
-from autoswitch.conformance.check.store import FORMAT, Checkpoint, FingerprintStore, append_log, code_identity, read_log
+from autoswitch.conformance.check.store import (
+    FORMAT,
+    Checkpoint,
+    FingerprintStore,
+    append_log,
+    code_identity,
+    file_digest,
+    read_log,
+)
 from autoswitch.conformance.errors import InputError
 from autoswitch.reference import System
 
@@ -158,19 +167,41 @@ class Worker:
     def store_parent(self, fp: int) -> int | None:
         return self.store.parent(fp)
 
-    def save(self, checkpoint: Checkpoint, depth: int) -> int:
-        """Write the frontier at ``depth`` and append the new store entries to the log: the log's length."""
-        with checkpoint.frontier(self.index, depth).open("wb") as f:
-            pickle.dump(self.frontier, f, protocol=pickle.HIGHEST_PROTOCOL)
-        length = append_log(checkpoint.log(self.index), self.unsaved)
+    def save(self, checkpoint: Checkpoint, depth: int) -> dict[str, Any]:
+        """Write the frontier at ``depth`` (JSON, codec.py) and append the new store entries to the log: what meta.json
+        records of the two (lengths, counts, digests)."""
+        path = checkpoint.frontier(self.index, depth)
+        path.write_bytes(json.dumps([[place, encode(s), fp] for place, s, fp in self.frontier]).encode())
+        log = checkpoint.log(self.index)
+        length = append_log(log, self.unsaved)
         self.unsaved = []
-        return length
+        return {"log": length, "logDigest": file_digest(log, length), "frontier": len(self.frontier),
+                "frontierDigest": file_digest(path)}
 
-    def resume(self, checkpoint: Checkpoint, depth: int, length: int) -> None:
-        for entries in read_log(checkpoint.log(self.index), length):
-            self.store.add(entries)
-        with checkpoint.frontier(self.index, depth).open("rb") as f:
-            self.frontier = pickle.load(f)
+    def resume(self, checkpoint: Checkpoint, depth: int, record: dict[str, Any]) -> InputError | None:
+        """Read this worker's log and frontier back (Checkpoint.load checked their digests); a content that is not what
+        a search writes is an InputError naming the file, returned to the driver."""
+        try:
+            for entries in read_log(checkpoint.log(self.index), record["log"]):
+                self.store.add(entries)
+            path = checkpoint.frontier(self.index, depth)
+            rows = json.loads(path.read_bytes())
+            if not isinstance(rows, list) or len(rows) != record["frontier"]:
+                raise InputError(f"{path}: not the {record['frontier']} states meta.json records")
+            frontier = []
+            for row in rows:
+                if not (isinstance(row, list) and len(row) == 3 and type(row[0]) is int and type(row[2]) is int):
+                    raise InputError(f"{path}: an entry is not [place, state, fingerprint]")
+                state = decode(row[1])
+                if not isinstance(state, System):
+                    raise InputError(f"{path}: an entry's state is not a state of the model")
+                frontier.append((row[0], state, row[2]))
+        except InputError as e:
+            return e
+        except (ValueError, CodecError) as e:
+            return InputError(f"{checkpoint.frontier(self.index, depth)}: not a checkpoint's frontier ({e})")
+        self.frontier = frontier
+        return None
 
 
 def _serve(worker: Worker, commands: Any, results: Any) -> None:
@@ -288,7 +319,9 @@ def parallel_search(checker: Checker, how: How, on_progress: Callable[[Progress]
             assert checkpoint is not None
             depth, distinct, generated = saved["depth"], saved["distinct"], saved["generated"]
             for i in range(n):
-                pool.ask("resume", checkpoint, depth, saved["logs"][i], only=i)
+                problem = pool.ask("resume", checkpoint, depth, saved["logs"][i], only=i)[0]
+                if problem is not None:
+                    raise problem
             if on_progress:
                 on_progress(Progress(depth, distinct, generated, saved["queue"], time.monotonic() - started,
                                      f"resumed at depth {depth}"))

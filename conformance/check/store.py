@@ -5,7 +5,9 @@
   lookups go by batches, one per level.
 - :class:`Checkpoint`: a folder holding, after each complete level, every worker's frontier, an append-only log of its
   store's entries and the search's counters, with the identity of the configuration and of the code that fingerprinted
-  the states; a search given the same folder resumes from the last complete level.
+  the states; a search given the same folder resumes from the last complete level. Every file is JSON (the states by
+  codec.py: reading one builds data, never runs code), and ``meta.json`` holds each file's length, count and SHA-256:
+  a damaged or altered folder is refused, naming the file, before anything is read from it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,7 +23,7 @@ from typing import Any
 
 from autoswitch.conformance.errors import InputError
 
-FORMAT = 1  # the checkpoint's layout; a folder of another layout is refused
+FORMAT = 2  # the checkpoint's layout (2: JSON files with digests; 1 was pickled); a folder of another layout is refused
 _BATCH = 500  # fingerprints per SQL query (SQLite's default limit is 999 parameters)
 _INT64 = 1 << 63
 
@@ -149,7 +150,7 @@ class Checkpoint:
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"{self.meta_path}: not a checkpoint of autoswitch check ({e}); give another --checkpoint "
                              "folder or remove this one") from None
-        if saved.get("format") != FORMAT:
+        if not isinstance(saved, dict) or saved.get("format") != FORMAT:
             raise InputError(f"{self.folder}: a checkpoint of layout {saved.get('format')}, this version writes layout "
                              f"{FORMAT}: give another --checkpoint folder or remove this one")
         differ = [k for k in identity if saved.get(k) != identity[k]]
@@ -162,7 +163,30 @@ class Checkpoint:
             raise InputError(f"{self.folder}: this checkpoint was saved by a search with "
                              f"{', '.join(why.get(k, k) for k in differ)} ({saved.get('config')}): resume it with the same "
                              "arguments, or give another --checkpoint folder")
+        self._verify(meta, identity)
         return meta
+
+    def _verify(self, meta: Mapping[str, Any], identity: Mapping[str, Any]) -> None:
+        """Every file the saved level needs is there, as long as meta.json says and with its digest."""
+        def damaged(path: Path, why: str) -> InputError:
+            return InputError(f"{path}: a damaged checkpoint ({why}); remove the folder {self.folder} or give another --checkpoint")
+
+        counters = ("depth", "distinct", "generated", "queue")
+        if not all(type(meta.get(k)) is int and meta[k] >= 0 for k in counters) or not isinstance(meta.get("logs"), list) \
+                or len(meta["logs"]) != identity.get("workers"):
+            raise damaged(self.meta_path, "its counters or its list of worker files are not what a search writes")
+        for i, record in enumerate(meta["logs"]):
+            if not isinstance(record, dict) or not all(type(record.get(k)) is int and record[k] >= 0 for k in ("log", "frontier")) \
+                    or not all(isinstance(record.get(k), str) for k in ("logDigest", "frontierDigest")):
+                raise damaged(self.meta_path, f"worker {i}'s record is not what a search writes")
+            for path, length, digest in ((self.log(i), record["log"], record["logDigest"]),
+                                         (self.frontier(i, meta["depth"]), None, record["frontierDigest"])):
+                if not path.is_file():
+                    raise damaged(path, "missing")
+                if length is not None and path.stat().st_size < length:
+                    raise damaged(path, f"{path.stat().st_size} bytes, meta.json says at least {length}")
+                if file_digest(path, length) != digest:
+                    raise damaged(path, "its content is not what was saved (SHA-256 differs)")
 
     def save(self, identity: Mapping[str, Any], state: Mapping[str, Any]) -> None:
         """Commit a level: meta.json replaced atomically, then the older frontiers removed."""
@@ -175,20 +199,40 @@ class Checkpoint:
                 old.unlink(missing_ok=True)
 
 
+def file_digest(path: Path, length: int | None = None) -> str:
+    """The SHA-256 of ``path``'s first ``length`` bytes (None: all of it)."""
+    digest = hashlib.sha256()
+    left = path.stat().st_size if length is None else length
+    with path.open("rb") as f:
+        while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest()
+
+
 def append_log(path: Path, entries: Sequence[tuple[int, int | None]]) -> int:
-    """Append one level's store entries to a worker's log; its new length."""
+    """Append one level's store entries to a worker's log, one JSON line; its new length."""
     with path.open("ab") as f:
-        pickle.dump(list(entries), f, protocol=pickle.HIGHEST_PROTOCOL)
+        f.write(json.dumps([[fp, parent] for fp, parent in entries]).encode() + b"\n")
         return f.tell()
 
 
 def read_log(path: Path, length: int) -> Iterator[list[tuple[int, int | None]]]:
     """The entries of a worker's log up to ``length`` (what a committed level wrote), level by level; the log is cut
-    to that length first (a level interrupted after its worker wrote)."""
+    to that length first (a level interrupted after its worker wrote). A line that is not a level's entries is an
+    InputError naming the file and the line."""
     if not path.exists():
         return
     with path.open("r+b") as f:
         f.truncate(length)
         f.seek(0)
-        while f.tell() < length:
-            yield pickle.load(f)
+        for number, line in enumerate(f, 1):
+            try:
+                entries = json.loads(line)
+            except ValueError:
+                entries = None
+            if not isinstance(entries, list) or not all(
+                    isinstance(e, list) and len(e) == 2 and type(e[0]) is int and (e[1] is None or type(e[1]) is int)
+                    for e in entries):
+                raise InputError(f"{path}: line {number}: not a level's [fingerprint, parent] entries")
+            yield [(fp, parent) for fp, parent in entries]

@@ -17,7 +17,7 @@ from autoswitch.conformance.check.search import LOCAL, How, search
 from autoswitch.conformance.check.specconfig import SpecConfigError, load_spec_config
 from autoswitch.conformance.engines import KINDS
 from autoswitch.conformance.paths import file_under
-from autoswitch.conformance.tla.check import ConfigCheck, check_with_tlc, expected_verdict
+from autoswitch.conformance.tla.check import SKIPPED, ConfigCheck, check_with_tlc, expected_verdict
 from autoswitch.conformance.tla.run import OK, VIOLATION
 from autoswitch.conformance.trace.itf import write_trace
 from autoswitch.conformance.trace.replay import VIOLATION as OTHER_FIRST
@@ -118,7 +118,8 @@ class CheckVerdict:
     @property
     def ok(self) -> bool:
         return (self.as_expected and all(map(self.replayed, self.replays)) and not (self.exhaustive and not self.same_as_tlc)
-                and not (self.liveness_compared and not self.same_liveness_as_tlc))
+                and not (self.liveness_compared and not self.same_liveness_as_tlc)
+                and not (self.tlc is not None and self.tlc.verdict not in (OK, VIOLATION, SKIPPED)))  # TLC gave no verdict
 
 
 def load_checker(name: str, symmetry: bool, selected: Sequence[str] | None = None) -> Checker:

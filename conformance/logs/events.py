@@ -266,6 +266,9 @@ class _Reader:
                 raise self.fail(line, "action.process", f"{show_name(action['process'])} on node {node!r}: a process logs its own "
                                 "actions (leave it out, or give the node)")
             action["process"] = node
+        elif entry is not None and "process" in entry.params and "process" not in action:
+            raise self.fail(line, "action.process", f"{tag} is a process's step: on the controller node it names its process "
+                            "(or the process logs it on its own node)")
         missing = tuple(n for n in (entry.params if entry is not None else ()) if n not in action)
         filled = {**action, **{n: _placeholder(entry.params[n]) for n in missing}} if entry is not None else action
         problem = action_problem(filled)

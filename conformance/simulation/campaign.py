@@ -277,6 +277,9 @@ def check_weights(name: str, weights: Mapping[str, float]) -> None:
     moves = [m for m in MOVES if _drawn(m, design)]
     if not any(weights.get(m, 0) > 0 for m in moves):
         raise InputError(f"weights: every move of {name} weighs 0 ({', '.join(moves)}); give one a weight > 0")
+    if weights.get("process", 0) <= 0:
+        raise InputError(f"weights: process weighs 0 in {name}: no protocol step (registration, election, data path) can "
+                         "be drawn, only faults and raw requests; give process a weight > 0")
     if weights.get("process", 0) > 0 and design != CONTROLLER:
         for role, steps in DESIGN_STEPS[design].items():
             if not any(weights.get(t, 1.0) > 0 for t in steps):

@@ -163,8 +163,19 @@ def parse_tlc_output(output: str, exit_code: int | None, seconds: float = 0.0) -
                    else "")
     else:
         problem = ("TLC timed out" if exit_code is None else f"TLC failed (exit code {exit_code})") + ": no verdict"
+    if problem:
+        problem += output_tail(output)
     verdict = ERROR if problem else OK if exit_code == 0 else VIOLATION
     return TlcResult(verdict, exit_code, distinct, generated, depth, violated, kind, seconds, output, problem)
+
+
+TAIL_LINES = 8
+
+
+def output_tail(output: str) -> str:
+    """The last lines of a tool's output, for a message saying it gave no verdict (so the reader can tell why)."""
+    lines = [line for line in output.splitlines() if line.strip()][-TAIL_LINES:]
+    return ("; its output ends:\n    " + "\n    ".join(lines)) if lines else "; it printed nothing"
 
 
 def _decoded(data: str | bytes | None) -> str:
@@ -329,6 +340,7 @@ def apalache_outcome(exit_code: int | None, output: str, run_dir: Path, invarian
         problem = f"Apalache exited {exit_code} (a counterexample) but gave no {', no '.join(missing)}" if missing else ""
     else:
         problem = ("Apalache timed out" if exit_code is None else f"Apalache failed (exit code {exit_code})") + ": no verdict"
+        problem += output_tail(output)
     return (ERROR if problem else claimed), (violated if claimed == VIOLATION else None), problem
 
 

@@ -83,6 +83,7 @@ VIOLATION = "violation"
 MISSING_VIOLATION = "missing-violation"
 MALFORMED = "malformed"
 ERROR = "error"  # the engine raised something other than NotEnabled: a bug in it, reported, not raised
+INIT_OUTCOME = {"code": "OK"}  # state 0's outcome, when a trace writes one
 NOT_ASKED = "not-asked"  # the real engine has no answer to this trace (another design or policy): the message says why
 
 
@@ -293,6 +294,9 @@ def _validate(trace: Trace, processes: Collection[str], design: str = CONTROLLER
         outcome = state.get("outcome")
         if outcome is not None and (not isinstance(outcome, dict) or not isinstance(outcome.get("code"), str)):
             raise TraceError(trace.path, i, "outcome", "must be a record with a string 'code'")
+        if i == 0 and outcome is not None and not same(outcome, INIT_OUTCOME):
+            raise TraceError(trace.path, 0, "outcome", f"Init has no answer to compare: its outcome is {{code: \"OK\"}} "
+                             f"or absent; got {show(outcome)}")
 
 
 def validate_walk(trace: Trace) -> tuple[Config, tuple[str, int] | Lasso | AtEnd | None]:
@@ -336,7 +340,8 @@ def validate_at_end(trace: Trace, config: Config) -> AtEnd | None:
         raise TraceError(path, None, "#meta.expect.liveness", f"not a liveness property: {show_name(expect.get('liveness'))}; "
                          f"known: {', '.join(LIVENESS_BY_NAME)}")
     process = expect.get("process")
-    if prop.per_process != (process is not None) or (process is not None and process not in config.processes):
+    if prop.per_process != (process is not None) or (process is not None and (not isinstance(process, str)
+                                                                                or process not in config.processes)):
         raise TraceError(path, None, "#meta.expect.process", f"{prop.name} {'needs' if prop.per_process else 'takes no'} 'process' "
                          f"(a declared process: {', '.join(sorted(config.processes))}); got {show_name(process)}")
     return AtEnd(prop, process, _expected_violation(trace))
@@ -392,7 +397,7 @@ def validate_lasso(trace: Trace, config: Config) -> Lasso | None:
                          f"(and optionally {TOLERATED!r})"
                          f"got {sorted(map(show_name, expect))}")
     process = expect.get("process")
-    if prop.per_process and process not in config.processes:
+    if prop.per_process and (not isinstance(process, str) or process not in config.processes):
         raise TraceError(path, None, "#meta.expect.process", f"{show_name(process)} is not a declared process; "
                          f"declared: {', '.join(sorted(config.processes))}")
     if trace.loop is None:

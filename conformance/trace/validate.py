@@ -252,6 +252,15 @@ def _plain(raw: Any) -> Any:
     return raw.text if isinstance(raw, _Float | _HugeInt) else raw
 
 
-def _brief(value: Any) -> str:
-    text = repr(_plain(value))
+def _brief(value: Any, depth: int = 3) -> str:
+    """A value for a message: at most 60 characters and ``depth`` levels (a value nested hundreds deep is refused,
+    not walked)."""
+    if depth == 0 and isinstance(value, dict | list):
+        text = "{...}" if isinstance(value, dict) else "[...]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k!r}: {_brief(v, depth - 1)}" for k, v in list(value.items())[:4]) + "}"
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_brief(v, depth - 1) for v in value[:4]) + "]"
+    else:
+        text = repr(_plain(value))
     return text if len(text) <= 60 else text[:57] + "..."

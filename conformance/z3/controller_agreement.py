@@ -12,10 +12,11 @@ from typing import Any
 import z3
 from attrs import frozen
 
-from autoswitch.conformance.engines import Config, config_from_meta
+from autoswitch.conformance.engines import Config
 from autoswitch.conformance.engines.reference import ReferenceEngine
 from autoswitch.conformance.simulation.generate import controller_request, random_walk
 from autoswitch.conformance.trace.itf import TraceError, load_trace
+from autoswitch.conformance.trace.replay import validate_walk
 from autoswitch.conformance.trace.vocabulary import DISABLED
 from autoswitch.conformance.z3.controller_encoding import (
     CODES,
@@ -149,19 +150,20 @@ def trace_steps(paths: Iterable[str]) -> list[tuple[Controller, Mapping[str, Any
     steps: list[tuple[Controller, Mapping[str, Any] | None]] = []
     for path in paths:
         trace = load_trace(path)
-        config, _, problem = config_from_meta(trace.meta)
         if trace.meta.get("kind") is not None:
             continue
-        if config is None:
-            raise TraceError(path, None, "#meta", problem)
+        config, _ = validate_walk(trace)  # the trace's header and actions as replay reads them (TraceError)
         engine = ReferenceEngine(config)
-        for state in trace.states[1:]:
+        for i, state in enumerate(trace.states[1:], 1):
             if state.get("outcome") == {"code": DISABLED}:
                 continue  # refused: no step
             action = state["action"]
             request = action["tag"] in CONTROLLER_TAGS and is_spec_step(engine.cluster, action)
             steps.append((engine.state.controller, action if request else None))
-            engine.step(action)
+            try:
+                engine.step(action)
+            except NotEnabled as e:
+                raise TraceError(path, i, "action", f"{action['tag']} is not enabled here ({e}); replay the trace to see why") from None
         steps.append((engine.state.controller, None))
     return steps
 

@@ -19,6 +19,8 @@ CASES = [
     Case("tiny-campaign", (*TINY, *OUT), 0, "safe-rocketmq-2p"),
     Case("control-not-found", (*TINY[:-3], "unclean-rocketmq-2p", "--master", "none", *OUT), 1,
          "negative control NoAckedMessageLost not found"),
+    Case("markup-in-out-with-a-failure-row", ("simulate", "--walks", "30", "--length", "60", "--configs", "unclean-rocketmq-2p",
+                                                "--master", "none", "--out", "{tmp}/o[/m]"), 0, "o[/m]/report.md"),
     Case("walks-zero", (*TINY, "--walks", "0", *OUT), 2, "'--walks': 0 is not in the range x>=1"),
     Case("walks-negative", (*TINY, "--walks", "-3", *OUT), 2, "'--walks': -3 is not in the range x>=1"),
     Case("walks-not-a-number", (*TINY, "--walks", "many", *OUT), 2, "'many' is not a valid integer"),
@@ -110,13 +112,9 @@ def test_sample_zero_writes_no_corpus(tmp_path: Path) -> None:
     assert not (tmp_path / "o" / "corpus").exists() and len(list((tmp_path / "p" / "corpus").rglob("*.itf.json"))) == 2
 
 
-def test_bench_of_walks_with_no_step_prints_its_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only HeartbeatExpire, with no broker alive to expire: walks of no step, 0 steps/s on both sides (Spark faked)."""
-    from autoswitch.conformance.simulation import spark
-
-    def fake_bench(campaign: spark.Campaign, master: str) -> list[spark.RunStats]:
-        return [spark.run_campaign(campaign, tmp_path / "single", "none"), spark.RunStats(master, 1, 0, 2, 0, 0.5)]
-
-    monkeypatch.setattr(spark, "bench", fake_bench)
+def test_weights_that_draw_no_protocol_step_are_refused(tmp_path: Path) -> None:
+    """Only HeartbeatExpire, with no broker alive to expire: walks of no step would report nothing found; refused
+    before any work (issue 40), for a campaign and for its benchmark alike."""
     expire_only = "process=0,Crash=0,ControllerElectScan=0,ControllerFailover=0,request=0"
-    run_case(Case("bench", (*TINY[:-2], "--weights", expire_only, "--bench", "--master", "local[1]"), 0, "0.00x"), tmp_path)
+    for extra in ((), ("--bench", "--master", "local[1]")):
+        run_case(Case("no-protocol-step", (*TINY[:-2], "--weights", expire_only, *extra), 2, "no protocol step"), tmp_path)

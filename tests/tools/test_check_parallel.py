@@ -4,6 +4,7 @@ interrupted and resumed (in this process, and by Ctrl-C on ``autoswitch check``)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -147,3 +148,54 @@ def test_ctrl_c_on_check_leaves_a_checkpoint_the_same_command_resumes(tmp_path: 
     row = re.search(r"MC_dledger2 .*", resumed.stdout)
     assert row is not None, resumed.stdout
     assert f"{expected.distinct:,}" in row.group(0) and f"{expected.generated:,}" in row.group(0)
+
+
+def _saved(tmp_path: Path):
+    checker, expected = reference("MC_dledger2")
+    with pytest.raises(KeyboardInterrupt):
+        parallel_search(checker, How(workers=2, checkpoint=tmp_path), _interrupt_at(6), every=0)
+    return checker, expected
+
+
+def _meta(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "meta.json").read_text())
+
+
+@pytest.mark.parametrize(("damage", "names"), [
+    (lambda d: (d / "w0.log").write_bytes((d / "w0.log").read_bytes()[:-7]), "w0.log"),  # truncated
+    (lambda d: (d / "w1-6.frontier").write_bytes(b"\0" * (d / "w1-6.frontier").stat().st_size), "w1-6.frontier"),  # zeroed
+    (lambda d: (d / "w0-6.frontier").unlink(), "w0-6.frontier"),  # missing
+    (lambda d: (d / "meta.json").write_text(json.dumps({**_meta(d), "depth": 7})), "w0-7.frontier"),  # a raised depth
+    (lambda d: (d / "meta.json").write_text(json.dumps({**_meta(d), "logs": [{**r, "log": r["log"] + 1} for r in _meta(d)["logs"]]})),
+     "w0.log"),  # a raised length
+])
+def test_a_damaged_checkpoint_is_refused_naming_its_file(tmp_path: Path, damage, names: str) -> None:
+    """Issue 40: a damaged checkpoint exited 3 or was accepted; now it is refused (exit 2) naming the file."""
+    checker, _ = _saved(tmp_path)
+    damage(tmp_path)
+    with pytest.raises(InputError, match=f"{names}: a damaged checkpoint"):
+        parallel_search(checker, How(workers=2, checkpoint=tmp_path))
+
+
+def test_a_crafted_frontier_cannot_run_code_and_is_refused(tmp_path: Path) -> None:
+    """A frontier holding a pickle (which would run code when unpickled) or a value that is no state, with meta.json's
+    digest made to match: read as data, refused naming the file; nothing runs."""
+    import pickle
+
+    from autoswitch.conformance.check.store import file_digest
+
+    class Boom:
+        def __reduce__(self):
+            return (open, (str(tmp_path / "ran"), "w"))
+
+    for content in (pickle.dumps([Boom()]), json.dumps([[0, {"@": "os.system", "f": ["true"]}, 1]]).encode(),
+                    json.dumps([[0, 0, 1]]).encode()):
+        checker, _ = _saved(tmp_path / str(len(content)))
+        folder = tmp_path / str(len(content))
+        (folder / "w0-6.frontier").write_bytes(content)
+        meta = _meta(folder)
+        meta["logs"][0].update(frontierDigest=file_digest(folder / "w0-6.frontier"), frontier=1)
+        (folder / "meta.json").write_text(json.dumps(meta))
+        with pytest.raises(InputError, match="w0-6.frontier"):
+            parallel_search(checker, How(workers=2, checkpoint=folder))
+    assert not (tmp_path / "ran").exists()

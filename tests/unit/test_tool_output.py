@@ -354,3 +354,16 @@ def test_what_is_in_the_way_of_an_output_file_is_refused(tools: Path, tmp_path: 
     (tmp_path / "out" / "MC_neg_shortcut.itf.json").mkdir()
     run = CliRunner().invoke(main, ["check", "MC_neg_shortcut", "--no-replay", "--out", str(tmp_path / "out")])
     assert run.exit_code == 2 and "MC_neg_shortcut.itf.json: exists and is not a regular file" in run.output, run.output
+
+
+def test_check_tlc_without_a_verdict_fails_and_shows_the_tools_last_lines(tools: Path, tmp_path: Path) -> None:
+    """Issue 40: ``check --tlc`` exited 0 when TLC gave no verdict; the contract says 1, and the reader sees why."""
+    x = tmp_path / "x"
+    x.mkdir()
+    shutil.copy(CHECKOUT_SPEC_DIR / "MC_data.tla", x)
+    tiny = (CHECKOUT_SPEC_DIR / "MC_data_reg1.cfg").read_text().replace("MaxEpoch = 2", "MaxEpoch = 1").replace("MaxMsgs = 1", "MaxMsgs = 0")
+    (x / "MC_tiny.cfg").write_text(tiny)
+    fake_tool(tools, "java", "Starting...\njava.lang.OutOfMemoryError: Java heap space\n", 1)
+    run = CliRunner().invoke(main, ["check", str(x / "MC_tiny.cfg"), "--tlc", "--out", str(tmp_path / "out")])
+    assert run.exit_code == 1, run.output
+    assert "TLC gave no verdict" in run.output and "OutOfMemoryError: Java heap space" in run.output
