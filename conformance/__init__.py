@@ -28,6 +28,11 @@ Module map:
   against the common prefix (``truncation``: ``POLICIES``);
 - ``simulation``: random walks (``generate``), the campaign grid and a walk's run (``campaign``), delta
   debugging (``shrink``), Spark (``spark``) and the summary (``report``);
-- ``bench``: both engines timed on one corpus; ``cli``: the ``autoswitch`` command, which only parses and
+- ``logs``: ``autoswitch validate``'s reading of event logs (``events``, ``merge``), the facts and distances its
+  search prunes by (``facts``, ``distance``) and the search itself (``search``), logs cut from walks (``cut``);
+- ``rocketmq``: RocketMQ's own classes as a third engine (``engine``: the ``rocketmq`` engine, the real controller
+  under the reference's processes; ``jvm``: the harness JVM built by Maven; ``findings``: where the real code and the
+  model differ and how it is settled; ``datapath``: the model's findings run on RocketMQ's stores);
+- ``bench``: the engines timed on one corpus; ``cli``: the ``autoswitch`` command, which only parses and
   prints.
 """
