@@ -825,7 +825,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
               help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
 @click.option("--configs", default=None, help="Comma-separated configuration names or globs (<options>-<policy>-<n>p, "
               "<options>-<policy>-<n>p-live for liveness walks); default: the safe configurations and the negative controls "
-              "(controls.py), of safety and of liveness.")
+              "(controls.py), of safety and of liveness; with --against rocketmq, those in RocketMQ's controller mode.")
 @click.option("--out", default="simulation", show_default=True, type=click.Path(file_okay=False),
               help="Output folder: new, empty, or a campaign's with the same parameters (it is resumed).")
 @click.option("--master", default=None, help="Spark master (local[*], local[2], spark://host:7077); 'none' runs in this "
@@ -861,12 +861,15 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
     Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found;
     2 on a bad argument or an OUT that cannot hold this campaign, before any work."""
     from autoswitch.conformance.errors import InputError
-    from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, parse_weights, select
+    from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, controller_mode, parse_weights, select
     from autoswitch.conformance.simulation.spark import Campaign, check_master
 
     try:
         check_master(master)
-        names = [c.strip() for c in configs.split(",") if c.strip()] if configs is not None else DEFAULT_CONFIGS
+        if configs is not None:
+            names = [c.strip() for c in configs.split(",") if c.strip()]
+        else:
+            names = [c for c in DEFAULT_CONFIGS if against != REAL or controller_mode(c)]
         chosen = tuple(c.name for c in select(names))
         engine = real_engine(rocketmq_version) if against == REAL else "impl"
         campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide, engine)

@@ -49,7 +49,7 @@ from autoswitch.conformance.check.store import (
     FingerprintStore,
     append_log,
     code_identity,
-    file_digest,
+    prefix_hash,
     read_log,
 )
 from autoswitch.conformance.errors import InputError
@@ -66,6 +66,7 @@ class Worker:
         self.stride = len(checker.actions.all) + 1
         self.frontier: list[tuple[int, System, int]] = []  # (place, state, fingerprint), by place
         self.unsaved: list[tuple[int, int | None]] = []  # store entries not yet in the checkpoint's log
+        self.log_digest = hashlib.sha256()  # the running SHA-256 of the checkpoint's log (store.append_log)
         self.pending: dict[tuple[str, int], Any] = {}  # messages of a later step, by (step, sender)
         self.places: list[int] = []  # the level's successors' places (counts at a violation)
         self.new: dict[int, int] = {}  # the level's new fingerprints -> their place
@@ -170,20 +171,21 @@ class Worker:
     def save(self, checkpoint: Checkpoint, depth: int) -> dict[str, Any]:
         """Write the frontier at ``depth`` (JSON, codec.py) and append the new store entries to the log: what meta.json
         records of the two (lengths, counts, digests)."""
-        path = checkpoint.frontier(self.index, depth)
-        path.write_bytes(json.dumps([[place, encode(s), fp] for place, s, fp in self.frontier]).encode())
-        log = checkpoint.log(self.index)
-        length = append_log(log, self.unsaved)
+        frontier = json.dumps([[place, encode(s), fp] for place, s, fp in self.frontier]).encode()
+        checkpoint.frontier(self.index, depth).write_bytes(frontier)
+        length = append_log(checkpoint.log(self.index), self.unsaved, self.log_digest)
         self.unsaved = []
-        return {"log": length, "logDigest": file_digest(log, length), "frontier": len(self.frontier),
-                "frontierDigest": file_digest(path)}
+        return {"log": length, "logDigest": self.log_digest.hexdigest(), "frontier": len(self.frontier),
+                "frontierDigest": hashlib.sha256(frontier).hexdigest()}
 
     def resume(self, checkpoint: Checkpoint, depth: int, record: dict[str, Any]) -> InputError | None:
         """Read this worker's log and frontier back (Checkpoint.load checked their digests); a content that is not what
         a search writes is an InputError naming the file, returned to the driver."""
         try:
-            for entries in read_log(checkpoint.log(self.index), record["log"]):
+            log = checkpoint.log(self.index)
+            for entries in read_log(log, record["log"]):
                 self.store.add(entries)
+            self.log_digest = prefix_hash(log, record["log"]) if log.exists() else hashlib.sha256()
             path = checkpoint.frontier(self.index, depth)
             rows = json.loads(path.read_bytes())
             if not isinstance(rows, list) or len(rows) != record["frontier"]:
@@ -301,6 +303,8 @@ def parallel_search(checker: Checker, how: How, on_progress: Callable[[Progress]
         how.checkpoint.mkdir(parents=True, exist_ok=True)
         checkpoint = Checkpoint(how.checkpoint)
         saved = checkpoint.load(ident)
+        if saved is None:
+            checkpoint.clear_uncommitted()
     limit = None if how.memory is None else max(1, how.memory // n)
     spill = how.checkpoint
 
@@ -319,9 +323,7 @@ def parallel_search(checker: Checker, how: How, on_progress: Callable[[Progress]
             assert checkpoint is not None
             depth, distinct, generated = saved["depth"], saved["distinct"], saved["generated"]
             for i in range(n):
-                problem = pool.ask("resume", checkpoint, depth, saved["logs"][i], only=i)[0]
-                if problem is not None:
-                    raise problem
+                pool.ask("resume", checkpoint, depth, saved["logs"][i], only=i)  # raises the InputError a worker returns
             if on_progress:
                 on_progress(Progress(depth, distinct, generated, saved["queue"], time.monotonic() - started,
                                      f"resumed at depth {depth}"))

@@ -188,6 +188,12 @@ class Checkpoint:
                 if file_digest(path, length) != digest:
                     raise damaged(path, "its content is not what was saved (SHA-256 differs)")
 
+    def clear_uncommitted(self) -> None:
+        """Before a fresh search (no meta.json): remove the worker files a search stopped before its first commit left,
+        which no level of this search wrote."""
+        for old in (*self.folder.glob("w*.log"), *self.folder.glob("w*-*.frontier")):
+            old.unlink(missing_ok=True)
+
     def save(self, identity: Mapping[str, Any], state: Mapping[str, Any]) -> None:
         """Commit a level: meta.json replaced atomically, then the older frontiers removed."""
         tmp = self.meta_path.with_suffix(".tmp")
@@ -199,21 +205,29 @@ class Checkpoint:
                 old.unlink(missing_ok=True)
 
 
-def file_digest(path: Path, length: int | None = None) -> str:
-    """The SHA-256 of ``path``'s first ``length`` bytes (None: all of it)."""
+def prefix_hash(path: Path, length: int | None = None) -> Any:
+    """The SHA-256 object of ``path``'s first ``length`` bytes (None: all of it), to read or to go on with."""
     digest = hashlib.sha256()
     left = path.stat().st_size if length is None else length
     with path.open("rb") as f:
         while left > 0 and (chunk := f.read(min(left, 1 << 20))):
             digest.update(chunk)
             left -= len(chunk)
-    return digest.hexdigest()
+    return digest
 
 
-def append_log(path: Path, entries: Sequence[tuple[int, int | None]]) -> int:
-    """Append one level's store entries to a worker's log, one JSON line; its new length."""
+def file_digest(path: Path, length: int | None = None) -> str:
+    """The SHA-256 of ``path``'s first ``length`` bytes (None: all of it), in hex."""
+    return str(prefix_hash(path, length).hexdigest())
+
+
+def append_log(path: Path, entries: Sequence[tuple[int, int | None]], digest: Any) -> int:
+    """Append one level's store entries to a worker's log, one JSON line, and to ``digest`` (the log's running SHA-256:
+    the whole log is not read again at each level); the log's new length."""
+    line = json.dumps([[fp, parent] for fp, parent in entries]).encode() + b"\n"
+    digest.update(line)
     with path.open("ab") as f:
-        f.write(json.dumps([[fp, parent] for fp, parent in entries]).encode() + b"\n")
+        f.write(line)
         return f.tell()
 
 

@@ -181,10 +181,10 @@ class RealController:
         return self._with_trigger(controller_of(answer["state"], c), model), outcome
 
     def controller_failover(self, c: Controller) -> tuple[Controller, frozendict]:
-        """A new leader's heartbeat manager (it serves every set: the first set's call makes it, the others' find it)."""
+        """A new leader's heartbeat manager (it serves every set: each set's call makes a fresh one). The model's result
+        stands until the step ends, when every set is read back from the real controller (RocketMQEngine._read_back)."""
         self._call("failover")
-        model, outcome = self.model["controller_failover"](c)
-        return self._with_trigger(controller_of(self._call("state")["state"], c), model), outcome
+        return self.model["controller_failover"](c)
 
     def needs_reelect(self, c: Controller, opts: Any) -> bool:
         """A running trigger (the model's), or DLedgerController's scan: ReplicasInfoManager.scanNeedReelectBrokerSets."""
@@ -252,11 +252,9 @@ class RocketMQEngine(ReferenceEngine):
         self.jvm = session(version)
         self.jvm.call({"op": "controller.reset", "unclean": config.options.enable_elect_unclean_master}, "reset")
         self.real = RealController(self.jvm, self.cluster.clusters)
-        self.steps = 0
 
     def step(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
-        self.steps += 1
-        self.real.step = self.steps
+        self.real.step += 1
         self.real.broker = set_of(self.cluster, action) if "process" not in action else DEFAULT_BROKER
         if action["tag"] == "ControllerMetadataLoss":
             outcome = super().step(action)  # its guard and the processes' view; the controllers are read below

@@ -119,7 +119,6 @@ class Session:
         assert self.process.stdout is not None
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
         self.buffer = b""
-        self.calls = 0
         hello = self.call({"op": "hello"}, "start")
         expected = "V" + self.version.replace(".", "_")
         if hello.get("version") != expected:
@@ -151,7 +150,6 @@ class Session:
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as e:
             raise self._fail(what, f"could not send the request ({e})") from None
-        self.calls += 1
         deadline = time.monotonic() + seconds
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()

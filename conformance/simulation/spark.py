@@ -43,6 +43,7 @@ from autoswitch.conformance.simulation.campaign import (
     SimConfig,
     action_counts,
     check_weights,
+    controller_mode,
     fault_count,
     grid,
     parse_weights,
@@ -53,7 +54,6 @@ from autoswitch.conformance.simulation.campaign import (
 from autoswitch.conformance.simulation.guide import Guide
 from autoswitch.conformance.simulation.shrink import shrink
 from autoswitch.conformance.trace.itf import dumps_trace
-from autoswitch.reference.state import CONTROLLER
 
 MAX_LENGTH = 100_000  # steps per walk
 MAX_TASKS = 100_000  # chunks per campaign
@@ -127,8 +127,7 @@ class Campaign:
 
     def __attrs_post_init__(self) -> None:
         if real_version(self.against) is not None:
-            foreign = [c for c in self.configs if grid()[c].config.options.policy != "rocketmq"
-                       or grid()[c].config.options.design != CONTROLLER]
+            foreign = [c for c in self.configs if not controller_mode(c)]
             if foreign:
                 raise InputError(f"against the real code: {', '.join(foreign)} is not RocketMQ's controller mode (another "
                                  "policy or design); give rocketmq configurations")

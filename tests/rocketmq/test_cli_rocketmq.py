@@ -38,6 +38,14 @@ def test_simulate_against_the_real_code(args: tuple[str, ...], code: int, says: 
     assert says in result.output
 
 
+def test_simulate_against_the_real_code_defaults_to_controller_mode(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["simulate", "--against", "rocketmq", "--master", "none", "--walks", "1",
+                                       "--length", "5", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output[-2000:]  # one short walk finds few negative controls
+    assert "safe-rocketmq-3p-live" in result.output and "unclean-rocketmq-2p" in result.output
+    assert "kip279" not in result.output and "safe-hw" not in result.output
+
+
 def test_bench_times_the_real_engine_beside_the_models() -> None:
     result = CliRunner().invoke(main, ["bench", "--walks", "5", "--length", "30", "--rounds", "1", "--rocketmq"])
     assert result.exit_code == 0, result.output[-2000:]

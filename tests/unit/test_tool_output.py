@@ -329,15 +329,21 @@ def test_check_counterexample_is_written_under_out_only(tmp_path: Path) -> None:
     assert isinstance(run.exception, InputError) or run.exit_code == 2, run.output
 
 
-def test_check_tlc_runs_the_configuration_file_given(tools: Path, tmp_path: Path) -> None:
-    """``check PATH.cfg --tlc``: TLC checks that file (not spec/NAME.cfg) and its counts are compared."""
+def _tiny_config(tmp_path: Path) -> Path:
+    """``MC_data_reg1`` at MaxEpoch 1 without messages, as ``x/MC_tiny.cfg`` beside a copy of MC_data.tla."""
     x = tmp_path / "x"
     x.mkdir()
     shutil.copy(CHECKOUT_SPEC_DIR / "MC_data.tla", x)
     tiny = (CHECKOUT_SPEC_DIR / "MC_data_reg1.cfg").read_text().replace("MaxEpoch = 2", "MaxEpoch = 1").replace("MaxMsgs = 1", "MaxMsgs = 0")
     (x / "MC_tiny.cfg").write_text(tiny)
+    return x / "MC_tiny.cfg"
+
+
+def test_check_tlc_runs_the_configuration_file_given(tools: Path, tmp_path: Path) -> None:
+    """``check PATH.cfg --tlc``: TLC checks that file (not spec/NAME.cfg) and its counts are compared."""
+    tiny = _tiny_config(tmp_path)
     fake_tool(tools, "java", TLC_OK.replace("34661 distinct", "3904 distinct").replace("is 15.", "is 16."), 0)
-    run = CliRunner().invoke(main, ["check", str(x / "MC_tiny.cfg"), "--tlc", "--out", str(tmp_path / "out")])
+    run = CliRunner().invoke(main, ["check", str(tiny), "--tlc", "--out", str(tmp_path / "out")])
     assert run.exit_code == 0 and "yes" in run.output, run.output
     assert (tmp_path / "out" / "tlc" / "MC_tiny" / "tlc.log").is_file()
 
@@ -358,12 +364,8 @@ def test_what_is_in_the_way_of_an_output_file_is_refused(tools: Path, tmp_path: 
 
 def test_check_tlc_without_a_verdict_fails_and_shows_the_tools_last_lines(tools: Path, tmp_path: Path) -> None:
     """Issue 40: ``check --tlc`` exited 0 when TLC gave no verdict; the contract says 1, and the reader sees why."""
-    x = tmp_path / "x"
-    x.mkdir()
-    shutil.copy(CHECKOUT_SPEC_DIR / "MC_data.tla", x)
-    tiny = (CHECKOUT_SPEC_DIR / "MC_data_reg1.cfg").read_text().replace("MaxEpoch = 2", "MaxEpoch = 1").replace("MaxMsgs = 1", "MaxMsgs = 0")
-    (x / "MC_tiny.cfg").write_text(tiny)
+    tiny = _tiny_config(tmp_path)
     fake_tool(tools, "java", "Starting...\njava.lang.OutOfMemoryError: Java heap space\n", 1)
-    run = CliRunner().invoke(main, ["check", str(x / "MC_tiny.cfg"), "--tlc", "--out", str(tmp_path / "out")])
+    run = CliRunner().invoke(main, ["check", str(tiny), "--tlc", "--out", str(tmp_path / "out")])
     assert run.exit_code == 1, run.output
     assert "TLC gave no verdict" in run.output and "OutOfMemoryError: Java heap space" in run.output

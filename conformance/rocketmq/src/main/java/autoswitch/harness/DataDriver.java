@@ -11,14 +11,13 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -250,8 +249,8 @@ final class DataDriver {
             epochs.add(pair);
         }
         v.add("epochs", epochs);
-        v.add("syncStateSet", Harness.tree(new java.util.TreeSet<>(b.ha().getSyncStateSet())));
-        v.add("localSyncStateSet", Harness.tree(new java.util.TreeSet<>(b.ha().getLocalSyncStateSet())));
+        v.add("syncStateSet", Harness.tree(new TreeSet<>(b.ha().getSyncStateSet())));
+        v.add("localSyncStateSet", Harness.tree(new TreeSet<>(b.ha().getLocalSyncStateSet())));
         JsonObject acks = new JsonObject();
         List<HAConnection> connections = b.ha().getConnectionList();
         for (HAConnection c : connections) {
@@ -290,9 +289,7 @@ final class DataDriver {
         }
         brokers.clear();
         if (root != null) {
-            try (Stream<Path> walk = Files.walk(root)) {
-                walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-            }
+            Harness.deleteTree(root);
             root = null;
         }
     }

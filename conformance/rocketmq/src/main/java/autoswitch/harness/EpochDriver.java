@@ -3,15 +3,12 @@ package autoswitch.harness;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.rocketmq.remoting.protocol.EpochEntry;
 import org.apache.rocketmq.store.ha.autoswitch.EpochFileCache;
 
@@ -186,9 +183,7 @@ final class EpochDriver {
 
     void close() throws IOException {
         if (folder != null) {
-            try (Stream<Path> walk = Files.walk(folder)) {
-                walk.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-            }
+            Harness.deleteTree(folder);
             folder = null;
         }
     }
