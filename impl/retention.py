@@ -19,6 +19,10 @@ class FileQueue:
     def starts(self) -> list[int]:
         return list(range(self.first, self.leo, self.file_size))
 
+    def last_file_start(self) -> int:
+        """The start of the file holding ``leo - 1`` (0 for an empty log): where a slave with isSyncFromLastFile starts."""
+        return self.leo - 1 - (self.leo - 1) % self.file_size if self.leo > 0 else 0
+
     def min_offset(self) -> int:
         """CommitLog.getMinOffset: -1 with no file."""
         return self.first if self.first < self.leo else -1
@@ -27,12 +31,12 @@ class FileQueue:
         """Delete the files ending at or before ``offset`` but the last, then truncateEpochFilePrefix."""
         if self.first >= self.leo:
             return
-        last = self.leo - 1 - (self.leo - 1) % self.file_size
+        last = self.last_file_start()
         self.first = min(max(self.first, offset - offset % self.file_size), last)
         epoch_file.truncate_prefix_by_offset(self.min_offset())
 
     def transfer_start(self, epoch_file: EpochFile, from_last_file: bool) -> tuple[str, int, Entry | None]:
-        start = self.leo - self.leo % self.file_size if from_last_file else self.min_offset()
+        start = self.last_file_start() if from_last_file else self.min_offset()
         if start == -1:
             return NO_DATA, start, None
         entry = epoch_file.find_by_offset(start)

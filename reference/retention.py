@@ -35,10 +35,17 @@ def retain(starts: tuple[int, ...], cache: epoch_cache.Entries, offset: int, fil
     return kept, epoch_cache.truncate_prefix_by_offset(cache, min_offset(kept))
 
 
+def last_file_start(leo: int, file_size: int) -> int:
+    """The start of the file holding the last message (0 for an empty log). The code's ``maxOffset - maxOffset %
+    mappedFileSize`` in bytes is that file's start: a message never ends exactly at a file's end, CommitLog keeps
+    8 bytes for the end-of-file blank (shown on RocketMQ: ``autoswitch findings``, sync-from-last-file-at-a-full-file)."""
+    return leo - 1 - (leo - 1) % file_size if leo > 0 else 0
+
+
 def transfer_start(starts: tuple[int, ...], leo: int, cache: epoch_cache.Entries, from_last_file: bool,
                    file_size: int) -> tuple[str, int, epoch_cache.Entry | None]:
     """``(code, offset, epoch entry)`` for a slave asking from 0: OK, NO_DATA or NO_EPOCH."""
-    start = leo - leo % file_size if from_last_file else min_offset(starts)
+    start = last_file_start(leo, file_size) if from_last_file else min_offset(starts)
     if start == -1:
         return NO_DATA, start, None
     entry = epoch_cache.find_by_offset(cache, start)

@@ -4,8 +4,9 @@ set up as RocketMQ's AutoSwitchHATest sets them up). The caller plays the contro
 epoch, and with which syncStateSet. Each finding is a scenario and a verdict on what the stores show; ``autoswitch
 findings`` runs them on a release and prints both.
 
-Offsets from the stores are bytes; every message has the same size, so ``offset // size`` is the model's offset
-(a message count)."""
+Offsets from the stores are bytes; every message has the same size, so within the first commit-log file ``offset //
+size`` is the model's offset (a message count). A file ends with a blank where the next message does not fit, so a
+scenario over several files reads the messages' byte offsets (the view's ``bytes``)."""
 
 from __future__ import annotations
 
@@ -41,21 +42,50 @@ class DataPath:
     def master(self, broker: int, epoch: int, sync_state_set: list[int], sync: bool = True) -> bool:
         return bool(self.call("master", id=broker, epoch=epoch, syncStateSet=sync_state_set, sync=sync)["returns"])
 
-    def slave(self, broker: int, master: int, epoch: int) -> bool:
-        return bool(self.call("slave", id=broker, master=master, epoch=epoch)["returns"])
+    def slave(self, broker: int, master: int, epoch: int, link: bool = False) -> bool:
+        """``link``: over a forwarder that ``hold`` can stop on the master's side."""
+        return bool(self.call("slave", id=broker, master=master, epoch=epoch, link=link)["returns"])
+
+    def hold(self, broker: int, held: bool = True) -> None:
+        """Hold (or release) the master's bytes to slave ``broker``: it stays connected and keeps acking what it has."""
+        self.call("hold", id=broker, hold=held)
+
+    def sync_state_set(self, broker: int, members: list[int]) -> dict[str, Any]:
+        """The controller's syncStateSet reaching master ``broker`` (``setSyncStateSet``)."""
+        return self.view(broker, self.call("syncStateSet", id=broker, syncStateSet=members))
 
     def put(self, broker: int) -> str:
         answer = self.call("put", id=broker)
         self.size = answer["view"]["messageSize"]
         return str(answer["status"])
 
-    def reach(self, broker: int, messages: int) -> dict[str, Any]:
-        """Wait (bounded) until ``broker`` holds ``messages`` messages; a store that does not is a HarnessError."""
-        view = self.call("await", id=broker, field="maxPhyOffset", atLeast=messages * self.size, timeoutMs=WAIT_MS)
+    def reach(self, broker: int, messages: int, field: str = "maxPhyOffset") -> dict[str, Any]:
+        """Wait (bounded) until ``broker``'s ``field`` (maxPhyOffset or confirmOffset) is ``messages`` messages; a store
+        that does not get there is a HarnessError."""
+        view = self.call("await", id=broker, field=field, atLeast=messages * self.size, timeoutMs=WAIT_MS)
         if not view["reached"]:
-            raise HarnessError(f"finding {self.name}: broker {broker} did not reach {messages} messages within "
-                               f"{WAIT_MS} ms (it holds {view['maxPhyOffset'] // max(self.size, 1)})")
+            raise HarnessError(f"finding {self.name}: broker {broker}'s {field} did not reach {messages} messages within "
+                               f"{WAIT_MS} ms (it is at {view[field] // max(self.size, 1)})")
         return self.view(broker, view)
+
+    def reach_bytes(self, broker: int, offset: int) -> dict[str, Any]:
+        """Wait (bounded) until ``broker``'s maxPhyOffset is ``offset`` bytes; a HarnessError if it does not get there."""
+        view = self.call("await", id=broker, field="maxPhyOffset", atLeast=offset, timeoutMs=WAIT_MS)
+        if not view["reached"]:
+            raise HarnessError(f"finding {self.name}: broker {broker} did not reach byte {offset} within {WAIT_MS} ms "
+                               f"(it is at {view['maxPhyOffset']})")
+        return self.view(broker, view)
+
+    def acked(self, master: int, slave: int) -> dict[str, Any]:
+        """Wait (bounded) until ``master`` has a report from ``slave``'s connection; a HarnessError if none comes."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        view = self.view(master)
+        while view["acks"].get(slave, -1) < 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            view = self.view(master)
+        if view["acks"].get(slave, -1) < 0:
+            raise HarnessError(f"finding {self.name}: broker {master} has no report from {slave} within {WAIT_MS} ms")
+        return view
 
     def view(self, broker: int, raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What ``broker``'s store shows, offsets in messages."""
@@ -63,7 +93,10 @@ class DataPath:
         size = max(self.size, 1)
         return {"leo": v["maxPhyOffset"] // size, "confirmOffset": v["confirmOffset"] // size,
                 "epochs": [(e, start // size) for e, start in v["epochs"]], "log": list(v["bodies"]),
-                "syncStateSet": v["syncStateSet"], "localSyncStateSet": v["localSyncStateSet"], "client": v["client"]}
+                "syncStateSet": v["syncStateSet"], "localSyncStateSet": v["localSyncStateSet"], "client": v["client"],
+                "acks": {int(b): a // size if a > 0 else a for b, a in v["acks"].items()}, "bytes": {
+                    "maxPhyOffset": v["maxPhyOffset"], "minPhyOffset": v["minPhyOffset"], "offsets": v["offsets"],
+                    "fileSize": v["fileSize"], "messageSize": self.size}}
 
 
 @frozen
@@ -144,6 +177,62 @@ def _shown_unacked(seen: dict[str, Any]) -> bool:
             and after["confirmOffset"] > seen["B"]["leo"])
 
 
+def _zero_ack(d: DataPath) -> dict[str, Any]:
+    """Two empty stores, allAckInSyncStateSet. B, A's slave over a held link, reports offset 0 and nothing more. A puts
+    m0 (not acknowledged: B's ack is missing), then learns the set {A, B}: is m0 shown to consumers? Then A puts m1 and
+    B reports 0 again: does an unchanged ack recompute confirmOffset?"""
+    d.open(1, ackTimeoutMs=500, allAck=True)
+    d.open(2, ackTimeoutMs=500, allAck=True)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1, link=True)
+    connected = d.acked(1, 2)
+    d.hold(2)
+    first = d.put(1)
+    learnt = d.sync_state_set(1, [1, 2])
+    second = d.put(1)
+    time.sleep(0.6)  # three of B's reports (haSendHeartbeatInterval 200 ms), each of offset 0
+    return {"A with B connected": connected, "put m0": first, "A after learning {A, B}": learnt, "put m1": second,
+            "A after B reports 0 again": d.view(1), "B": d.view(2)}
+
+
+def _zero_ack_skipped(seen: dict[str, Any]) -> bool:
+    learnt = seen["A after learning {A, B}"]
+    return (seen["put m0"] != "PUT_OK" and learnt["localSyncStateSet"] == [1, 2] and learnt["acks"] == {2: 0}
+            and learnt["confirmOffset"] == 1 and seen["B"]["leo"] == 0)
+
+
+def _repeated_ack_recomputes(seen: dict[str, Any]) -> bool:
+    after = seen["A after B reports 0 again"]
+    return seen["A after learning {A, B}"]["confirmOffset"] == 1 and after["acks"] == {2: 0} and after["confirmOffset"] == 2
+
+
+def _from_last_file(d: DataPath) -> dict[str, Any]:
+    """Commit-log files hold three messages each (on every store, as a set's brokers share their settings). A writes six (two full files), then B, a new slave with
+    isSyncFromLastFile, asks from 0; A writes a seventh (a third file) and C asks the same."""
+    d.open(9)
+    d.master(9, 1, [9])
+    d.put(9)  # the message size, for the file size below
+    d.close(9)
+    file_size = 3 * d.size + 8 + d.size // 2  # three messages and a blank (CommitLog keeps 8 bytes for it) per file
+    d.open(1, mappedFileSize=file_size)
+    d.master(1, 1, [1], sync=False)
+    for _ in range(6):
+        d.put(1)
+    d.open(2, mappedFileSize=file_size, syncFromLastFile=True)
+    d.slave(2, 1, 1)
+    b = d.reach_bytes(2, d.view(1)["bytes"]["maxPhyOffset"])
+    d.put(1)
+    d.open(3, mappedFileSize=file_size, syncFromLastFile=True)
+    d.slave(3, 1, 1)
+    c = d.reach_bytes(3, d.view(1)["bytes"]["maxPhyOffset"])
+    return {"A": d.view(1), "B after six messages": b, "C after seven": c}
+
+
+def _starts_at_the_full_last_file(seen: dict[str, Any]) -> bool:
+    log = seen["A"]["log"]
+    return seen["B after six messages"]["log"] == log[3:6] and seen["C after seven"]["log"] == log[6:7]
+
+
 FINDINGS: tuple[Finding, ...] = (
     Finding("handshake-keeps-the-old-epoch",
             "AutoSwitchHAClient.doTruncate cuts the slave's epoch file only if the point is below maxPhyOffset, read after "
@@ -158,6 +247,26 @@ FINDINGS: tuple[Finding, ...] = (
             "member lacks, not acknowledged, is shown to consumers; the controller may already list that member",
             "MC_neg_shortcut (option confirmShortcutFix = false): NoPhantomRead fails",
             _confirm_during_expansion, _shown_unacked),
+    Finding("zero-ack-skipped",
+            "computeConfirmOffset takes the minimum only over acks above 0, so a set member that has reported offset 0 "
+            "(an empty log) is skipped: once the master's local syncStateSet holds it, confirmOffset is the LEO and a "
+            "message it lacks, not acknowledged, is shown to consumers",
+            "MC_neg_zeroack (option confirmZeroAckFix = false): NoPhantomRead fails",
+            _zero_ack, _zero_ack_skipped),
+    Finding("repeated-ack-recomputes",
+            "every report of a slave's offset, also an unchanged one (a heartbeat every haSendHeartbeatInterval), "
+            "recomputes confirmOffset (updateConfirmOffsetWhenSlaveAck): with the zero-ack skip it follows every write",
+            "the model takes no step for an unchanged ack (spec/README.md, refinement 32): with the fixes on, a recompute "
+            "over unchanged acks gives the value it had; with confirmZeroAckFix = false the model's confirmOffset lags "
+            "the code's, and MC_neg_zeroack breaks NoPhantomRead all the same",
+            _zero_ack, _repeated_ack_recomputes),
+    Finding("sync-from-last-file-at-a-full-file",
+            "a new slave with isSyncFromLastFile starts at maxOffset - maxOffset % mappedFileSize in bytes: the start of "
+            "the file holding the last message, also when that file is full (a message never ends exactly at a file's "
+            "end: CommitLog keeps 8 bytes for the blank)",
+            "the model starts at the file holding offset LEO - 1 (reference/retention.py last_file_start; "
+            "traces/retention/R4)",
+            _from_last_file, _starts_at_the_full_last_file),
 )
 BY_NAME = {f.name: f for f in FINDINGS}
 

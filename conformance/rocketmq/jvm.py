@@ -99,9 +99,11 @@ def build(version: str = DEFAULT_VERSION) -> Build:
 
 def java_command(built: Build, home: Path) -> list[str]:
     """The harness JVM's command line. user.home: RocketMQ's logback writes ${user.home}/logs/rocketmqlogs; --add-opens:
-    hessian, which the controller's classes load, reads java.lang's fields."""
+    hessian, which the controller's classes load, reads java.lang's fields, and a store before 5.2 unmaps its files
+    through sun.nio.ch.DirectBuffer (UtilAll.cleanBuffer), as RocketMQ's own start scripts allow on Java 9+."""
     return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"-Duser.home={home}",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens", "java.base/java.nio=ALL-UNNAMED",
             "-cp", f"{built.jar}{os.pathsep}{built.classpath}", "autoswitch.harness.Harness"]
 
 

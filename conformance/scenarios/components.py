@@ -222,9 +222,11 @@ def r3() -> Retention:
 
 
 def r4() -> Retention:
-    r = Retention("R4-last-file-boundary", "the LEO 20 ends a file: the last file's start is the LEO itself, in the newest "
-                  "epoch (its entry starts at 20, recorded with no data yet)", 20, [(1, 0), (2, 20)], files=[0, 10])
-    return r.start(True, 20, _e(2, 20)).start(False, 0, _e(1, 0, 20)).delete(20, files=[10], minOffset=10, entries=[_e(1, 0, 20), _e(2, 20)])
+    r = Retention("R4-last-file-boundary", "the LEO 20 fills two files: the last file is the one holding message 19, "
+                  "starting at 10 in epoch 1, not the LEO (a message never ends exactly at a file's end in RocketMQ: "
+                  "CommitLog keeps room for the end-of-file blank; shown by autoswitch findings); the newest epoch starts "
+                  "at 20 with no data yet", 20, [(1, 0), (2, 20)], files=[0, 10])
+    return r.start(True, 10, _e(1, 0, 20)).start(False, 0, _e(1, 0, 20)).delete(20, files=[10], minOffset=10, entries=[_e(1, 0, 20), _e(2, 20)])
 
 
 COMPONENT_SCENARIOS: dict[str, Callable[[], Vector]] = {

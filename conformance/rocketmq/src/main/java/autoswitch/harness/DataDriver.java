@@ -42,6 +42,7 @@ import org.apache.rocketmq.store.stats.BrokerStatsManager;
  */
 final class DataDriver {
     private static final String TOPIC = "autoswitch";
+    private static final int END_FILE_MIN_BLANK_LENGTH = 4 + 4;  // CommitLog's: a message leaves room for a blank
     private final Map<Long, Broker> brokers = new TreeMap<>();
     private Path root;
     private long messageSize = -1;
@@ -52,6 +53,7 @@ final class DataDriver {
         final MessageStoreConfig config;
         final int haPort;
         DefaultMessageStore store;
+        Link link;
 
         Broker(long id, MessageStoreConfig config, int haPort) {
             this.id = id;
@@ -90,6 +92,10 @@ final class DataDriver {
                 return await(r);
             case "view":
                 return view(broker(r));
+            case "syncStateSet":
+                return syncStateSet(r);
+            case "hold":
+                return hold(r);
             default:
                 throw new IllegalArgumentException("unknown data operation " + op);
         }
@@ -123,6 +129,7 @@ final class DataDriver {
             c.setSyncFlushTimeout(r.has("ackTimeoutMs") ? r.get("ackTimeoutMs").getAsInt() : 2000);
             c.setAllAckInSyncStateSet(r.has("allAck") && r.get("allAck").getAsBoolean());
             c.setAsyncLearner(r.has("asyncLearner") && r.get("asyncLearner").getAsBoolean());
+            c.setSyncFromLastFile(r.has("syncFromLastFile") && r.get("syncFromLastFile").getAsBoolean());
             c.setBrokerRole(BrokerRole.SLAVE);
             int port = freePort();
             c.setHaListenPort(port);
@@ -151,9 +158,13 @@ final class DataDriver {
         return answer;
     }
 
-    private JsonObject close(Broker b) {
+    private JsonObject close(Broker b) throws IOException {
         b.store.shutdown();
         b.store = null;
+        if (b.link != null) {
+            b.link.close();
+            b.link = null;
+        }
         JsonObject answer = new JsonObject();
         answer.addProperty("closed", b.id);
         return answer;
@@ -164,23 +175,54 @@ final class DataDriver {
         Broker b = broker(r);
         b.config.setBrokerRole(r.has("sync") && !r.get("sync").getAsBoolean() ? BrokerRole.ASYNC_MASTER : BrokerRole.SYNC_MASTER);
         boolean changed = b.ha().changeToMaster(r.get("epoch").getAsInt());
-        Set<Long> set = new HashSet<>();
-        for (JsonElement e : r.getAsJsonArray("syncStateSet")) {
-            set.add(e.getAsLong());
-        }
-        b.ha().setSyncStateSet(set);
+        b.ha().setSyncStateSet(idSet(r.getAsJsonArray("syncStateSet")));
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
         return answer;
     }
 
-    /** ReplicasManager.changeToSlave's store half: SLAVE, changeToSlave, then the master's HA address. */
-    private JsonObject slave(JsonObject r) {
+    /** The controller's answer reaching a master (ReplicasManager: setSyncStateSet), which recomputes confirmOffset. */
+    private JsonObject syncStateSet(JsonObject r) {
+        Broker b = broker(r);
+        b.ha().setSyncStateSet(idSet(r.getAsJsonArray("syncStateSet")));
+        return view(b);
+    }
+
+    /** Hold (or release) the master's bytes on their way to slave id; the slave must have been made one over a link. */
+    private JsonObject hold(JsonObject r) {
+        Broker b = broker(r);
+        if (b.link == null) {
+            throw new IllegalArgumentException("broker " + b.id + " is not a slave over a link");
+        }
+        b.link.hold(r.get("hold").getAsBoolean());
+        return view(b);
+    }
+
+    private static Set<Long> idSet(JsonArray ids) {
+        Set<Long> set = new HashSet<>();
+        for (JsonElement e : ids) {
+            set.add(e.getAsLong());
+        }
+        return set;
+    }
+
+    /**
+     * ReplicasManager.changeToSlave's store half: SLAVE, changeToSlave, then the master's HA address, or with link a
+     * holdable forwarder to it.
+     */
+    private JsonObject slave(JsonObject r) throws IOException {
         Broker b = broker(r);
         Broker master = brokers.get(r.get("master").getAsLong());
         b.config.setBrokerRole(BrokerRole.SLAVE);
         boolean changed = b.ha().changeToSlave("", r.get("epoch").getAsInt(), b.id);
-        b.ha().updateHaMasterAddress(master.haAddress());
+        if (b.link != null) {
+            b.link.close();
+            b.link = null;
+        }
+        if (r.has("link") && r.get("link").getAsBoolean()) {
+            b.link = new Link(master.haAddress());
+        }
+        b.ha().updateHaMasterAddress(b.link != null ? b.link.address() : master.haAddress());
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
         return answer;
@@ -264,13 +306,24 @@ final class DataDriver {
         v.add("acks", acks);
         v.addProperty("client", b.ha().getHAClient() == null ? "NONE" : b.ha().getHAClient().getCurrentState().name());
         JsonArray bodies = new JsonArray();
+        JsonArray offsets = new JsonArray();
+        long fileSize = b.config.getMappedFileSizeCommitLog();
         if (messageSize > 0) {
-            for (long offset = s.getMinPhyOffset(); offset + messageSize <= s.getMaxPhyOffset(); offset += messageSize) {
+            long offset = s.getMinPhyOffset();
+            while (offset + messageSize <= s.getMaxPhyOffset()) {
+                if (offset % fileSize + messageSize + END_FILE_MIN_BLANK_LENGTH > fileSize) {
+                    offset += fileSize - offset % fileSize;  // the blank that ends a file: the next message starts the next file
+                    continue;
+                }
                 MessageExt m = s.lookMessageByOffset(offset);
                 bodies.add(m == null ? null : new String(m.getBody(), StandardCharsets.UTF_8));
+                offsets.add(offset);
+                offset += messageSize;
             }
         }
         v.add("bodies", bodies);
+        v.add("offsets", offsets);
+        v.addProperty("fileSize", fileSize);
         return v;
     }
 
@@ -285,6 +338,10 @@ final class DataDriver {
             if (b.store != null) {
                 b.store.shutdown();
                 b.store = null;
+            }
+            if (b.link != null) {
+                b.link.close();
+                b.link = null;
             }
         }
         brokers.clear();
