@@ -19,6 +19,8 @@ from attrs import frozen
 from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, HarnessError, Session, session
 
 WAIT_MS = 15_000  # the bound of one wait for a store to reach an offset
+STUCK_S = 5  # how long a slave that never copies is watched (its handshake is retried about every second)
+HANDSHAKE_ANSWER = 20 + 12  # the master's handshake answer: AutoSwitchHAConnection.HANDSHAKE_HEADER_SIZE, one epoch entry
 
 
 class DataPath:
@@ -42,9 +44,11 @@ class DataPath:
     def master(self, broker: int, epoch: int, sync_state_set: list[int], sync: bool = True) -> bool:
         return bool(self.call("master", id=broker, epoch=epoch, syncStateSet=sync_state_set, sync=sync)["returns"])
 
-    def slave(self, broker: int, master: int, epoch: int, link: bool = False) -> bool:
-        """``link``: over a forwarder that ``hold`` can stop on the master's side."""
-        return bool(self.call("slave", id=broker, master=master, epoch=epoch, link=link)["returns"])
+    def slave(self, broker: int, master: int, epoch: int, link: bool = False, passing: int | None = None) -> bool:
+        """``link``: over a forwarder that ``hold`` can stop on the master's side; ``passing``: it lets that many of the
+        master's bytes through and holds the rest."""
+        extra = {} if passing is None else {"pass": passing}
+        return bool(self.call("slave", id=broker, master=master, epoch=epoch, link=link, **extra)["returns"])
 
     def hold(self, broker: int, held: bool = True) -> None:
         """Hold (or release) the master's bytes to slave ``broker``: it stays connected and keeps acking what it has."""
@@ -233,6 +237,38 @@ def _starts_at_the_full_last_file(seen: dict[str, Any]) -> bool:
     return seen["B after six messages"]["log"] == log[3:6] and seen["C after seven"]["log"] == log[6:7]
 
 
+def _failover_before_first_copy(d: DataPath, first_transfer: bool) -> dict[str, Any]:
+    """Two empty stores. A, master in epoch 1, takes B as its slave and the controller's set becomes {A, B}; no message
+    is written. Before (or, ``first_transfer``, after) A's first transfer packet reaches B, B is made master in epoch 2
+    (an admin election, or the expiry of A's heartbeat) and A its slave; B writes m0. Does A copy it?"""
+    d.open(1)
+    d.open(2)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1, link=True, passing=None if first_transfer else HANDSHAKE_ANSWER)
+    d.acked(1, 2)
+    if first_transfer:
+        d.reach_bytes(2, 0)
+        time.sleep(0.5)  # A's heartbeats every 200 ms
+    b_slave = d.view(2)
+    d.sync_state_set(1, [1, 2])
+    d.master(2, 2, [2], sync=False)
+    d.slave(1, 2, 2)
+    d.put(2)
+    time.sleep(STUCK_S)
+    return {"B as A's slave": b_slave, "A": d.view(1), "B": d.view(2)}
+
+
+def _never_copies(seen: dict[str, Any]) -> bool:
+    a, b = seen["A"], seen["B"]
+    return (seen["B as A's slave"]["epochs"] == [] and a["epochs"] == [(1, 0)] and b["epochs"] == [(2, 0)] and b["log"]
+            and not a["log"] and a["client"] != "TRANSFER")
+
+
+def _learns_from_a_heartbeat(seen: dict[str, Any]) -> bool:
+    a, b = seen["A"], seen["B"]
+    return seen["B as A's slave"]["epochs"] == [(1, 0)] and b["epochs"] == [(1, 0)] and a["log"] == b["log"] != []
+
+
 FINDINGS: tuple[Finding, ...] = (
     Finding("handshake-keeps-the-old-epoch",
             "AutoSwitchHAClient.doTruncate cuts the slave's epoch file only if the point is below maxPhyOffset, read after "
@@ -260,6 +296,22 @@ FINDINGS: tuple[Finding, ...] = (
             "over unchanged acks gives the value it had; with confirmZeroAckFix = false the model's confirmOffset lags "
             "the code's, and MC_neg_zeroack breaks NoPhantomRead all the same",
             _zero_ack, _repeated_ack_recomputes),
+    Finding("slave-stuck-after-failover-before-first-copy",
+            "a slave that has hand-shaken with an empty master (its own epoch file empty) and has not yet received a "
+            "transfer packet cannot follow a master elected after it: the new master writes <<2, 0>>, the old one holds "
+            "<<1, 0>>, findConsistentPoint finds no common epoch, doTruncate fails and is retried, and the old master "
+            f"copies nothing (watched for {STUCK_S} s; nothing else moves it)",
+            "MC_live_failover: EventuallyInSync fails (the code's liveness finding)",
+            lambda d: _failover_before_first_copy(d, first_transfer=False), _never_copies),
+    Finding("slave-learns-the-epoch-from-a-heartbeat",
+            "any transfer packet, a heartbeat with no message too, appends the master's epoch to the slave's epoch file "
+            "(AutoSwitchHAClient: masterEpoch != currentReceivedEpoch): a slave that has had one holds <<1, 0>>; as "
+            "master it cannot append <<2, 0>> (appendEntry needs a greater start offset) and writes epoch 2's messages "
+            "under epoch 1, and the old master follows it",
+            "the model's slave learns an epoch only from a transferred message (refinement 31), so the model's window "
+            "for the stuck slave is wider than the code's: any time before the first message, not only before the first "
+            "heartbeat (haSendHeartbeatInterval, 5 s by default)",
+            lambda d: _failover_before_first_copy(d, first_transfer=True), _learns_from_a_heartbeat),
     Finding("sync-from-last-file-at-a-full-file",
             "a new slave with isSyncFromLastFile starts at maxOffset - maxOffset % mappedFileSize in bytes: the start of "
             "the file holding the last message, also when that file is full (a message never ends exactly at a file's "

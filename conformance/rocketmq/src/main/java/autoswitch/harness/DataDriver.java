@@ -175,6 +175,10 @@ final class DataDriver {
         Broker b = broker(r);
         b.config.setBrokerRole(r.has("sync") && !r.get("sync").getAsBoolean() ? BrokerRole.ASYNC_MASTER : BrokerRole.SYNC_MASTER);
         boolean changed = b.ha().changeToMaster(r.get("epoch").getAsInt());
+        if (b.link != null) {
+            b.link.close();  // changeToMaster shut its HA client down
+            b.link = null;
+        }
         b.ha().setSyncStateSet(idSet(r.getAsJsonArray("syncStateSet")));
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
@@ -208,7 +212,7 @@ final class DataDriver {
 
     /**
      * ReplicasManager.changeToSlave's store half: SLAVE, changeToSlave, then the master's HA address, or with link a
-     * holdable forwarder to it.
+     * holdable forwarder to it (with pass: holding all but the master's first pass bytes).
      */
     private JsonObject slave(JsonObject r) throws IOException {
         Broker b = broker(r);
@@ -220,7 +224,7 @@ final class DataDriver {
             b.link = null;
         }
         if (r.has("link") && r.get("link").getAsBoolean()) {
-            b.link = new Link(master.haAddress());
+            b.link = new Link(master.haAddress(), r.has("pass") ? r.get("pass").getAsLong() : Long.MAX_VALUE);
         }
         b.ha().updateHaMasterAddress(b.link != null ? b.link.address() : master.haAddress());
         JsonObject answer = view(b);

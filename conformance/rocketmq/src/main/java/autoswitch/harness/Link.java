@@ -14,16 +14,18 @@ import java.util.List;
  * A TCP forwarder between a slave's HA client and its master's HA port. Holding it stops the master's bytes (the
  * handshake answer, transfers, heartbeats) from reaching the slave while the slave's reports still reach the master:
  * the connection stays up, and the slave keeps acknowledging the offset it had. Nothing is dropped; releasing it
- * delivers what was held.
+ * delivers what was held. A link may also let a number of the master's bytes pass and hold the rest (the handshake's
+ * answer, and not the first transfer after it).
  */
 final class Link implements AutoCloseable {
     private final ServerSocket server;
     private final InetSocketAddress master;
     private final List<Socket> sockets = new ArrayList<>();
-    private volatile boolean held;
+    private long allowance = Long.MAX_VALUE;  // the master's bytes that may still pass; MAX: not held
     private volatile boolean closed;
 
-    Link(String masterAddress) throws IOException {
+    Link(String masterAddress, long pass) throws IOException {
+        this.allowance = pass;
         String[] hostPort = masterAddress.split(":");
         this.master = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -36,8 +38,21 @@ final class Link implements AutoCloseable {
         return "127.0.0.1:" + server.getLocalPort();
     }
 
-    void hold(boolean hold) {
-        this.held = hold;
+    synchronized void hold(boolean hold) {
+        allowance = hold ? 0 : Long.MAX_VALUE;
+        notifyAll();
+    }
+
+    /** Wait until some of the master's bytes may pass, and take up to n of them. */
+    private synchronized int take(int n) throws InterruptedException {
+        while (allowance <= 0 && !closed) {
+            wait(50);
+        }
+        int k = (int) Math.min(n, allowance);
+        if (allowance != Long.MAX_VALUE) {
+            allowance -= k;
+        }
+        return k;
     }
 
     private void accept() {
@@ -66,10 +81,13 @@ final class Link implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    while (fromMaster && held && !closed) {
-                        Thread.sleep(5);
+                    for (int off = 0, k; off < n; off += k) {
+                        k = fromMaster ? take(n - off) : n - off;
+                        if (closed) {
+                            return;
+                        }
+                        out.write(buffer, off, k);
                     }
-                    out.write(buffer, 0, n);
                     out.flush();
                 }
             } catch (IOException | InterruptedException e) {
