@@ -269,6 +269,36 @@ def _learns_from_a_heartbeat(seen: dict[str, Any]) -> bool:
     return seen["B as A's slave"]["epochs"] == [(1, 0)] and b["epochs"] == [(1, 0)] and a["log"] == b["log"] != []
 
 
+def _epoch_reentry(d: DataPath) -> dict[str, Any]:
+    """Two stores. A, master in epoch 1 with B in its set, gives m0 to B. B is elected (epoch 2; A's heartbeat expired
+    while A runs) and writes m1; A, master in its own view, writes m2 (not acknowledged). B restarts at once and, still
+    the controller's live master, re-enters epoch 2 (changeToMaster(2) again). A becomes B's slave; B writes m3."""
+    d.open(1, ackTimeoutMs=300)
+    d.open(2, ackTimeoutMs=300)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1)
+    d.put(1)
+    d.reach(2, 1)
+    d.sync_state_set(1, [1, 2])
+    d.master(2, 2, [2], sync=False)
+    d.put(2)
+    d.put(1)
+    b_first = d.view(2)
+    d.close(2)
+    d.open(2, ackTimeoutMs=300)
+    d.master(2, 2, [2], sync=False)
+    b_again = d.view(2)
+    d.slave(1, 2, 2)
+    d.put(2)
+    a = d.reach(1, 3)
+    return {"B in epoch 2": b_first, "B re-entered epoch 2": b_again, "A after its handshake with B": a, "B": d.view(2)}
+
+
+def _diverges(seen: dict[str, Any]) -> bool:
+    a, b = seen["A after its handshake with B"]["log"], seen["B"]["log"]
+    return len(a) == len(b) == 3 and a[1] != b[1] and a[2] == b[2]
+
+
 FINDINGS: tuple[Finding, ...] = (
     Finding("handshake-keeps-the-old-epoch",
             "AutoSwitchHAClient.doTruncate cuts the slave's epoch file only if the point is below maxPhyOffset, read after "
@@ -312,6 +342,13 @@ FINDINGS: tuple[Finding, ...] = (
             "for the stuck slave is wider than the code's: any time before the first message, not only before the first "
             "heartbeat (haSendHeartbeatInterval, 5 s by default)",
             lambda d: _failover_before_first_copy(d, first_transfer=True), _learns_from_a_heartbeat),
+    Finding("epoch-reentry-diverges",
+            "a master that restarts before its heartbeat expires is answered as the live master of its own epoch, and "
+            "changeToMaster on that epoch moves the epoch's start to its LEO: a deposed master's unacknowledged message "
+            "then sits inside the common epoch, the handshake keeps it, and the next transfer appends after it: two "
+            "replicas differ at one offset",
+            "traces/negative/rocketmq-epoch-reentry-diverges (option epochReentryFix = false): LogMatching fails",
+            _epoch_reentry, _diverges),
     Finding("sync-from-last-file-at-a-full-file",
             "a new slave with isSyncFromLastFile starts at maxOffset - maxOffset % mappedFileSize in bytes: the start of "
             "the file holding the last message, also when that file is full (a message never ends exactly at a file's "

@@ -21,6 +21,7 @@ from autoswitch.conformance.rocketmq.datapath import BY_NAME, run_finding
     ("sync-from-last-file-at-a-full-file", "5.5.1", True),
     ("slave-stuck-after-failover-before-first-copy", "5.5.1", True),
     ("slave-learns-the-epoch-from-a-heartbeat", "5.5.1", True),
+    ("epoch-reentry-diverges", "5.3.3", True),
 ])
 def test_the_finding_shows_on_the_releases_with_its_code(name: str, version: str, shown: bool) -> None:
     result, seen = run_finding(BY_NAME[name], version)
