@@ -25,6 +25,7 @@ from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EX
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
 from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, VERSIONS
+from autoswitch.conformance.simulation.campaign import DEFAULT_WALKS
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
 if TYPE_CHECKING:
@@ -819,7 +820,8 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 
 
 @main.command()
-@click.option("--walks", type=click.IntRange(min=1), default=1000, show_default=True, help="Walks per configuration (>= 1).")
+@click.option("--walks", type=click.IntRange(min=1), default=DEFAULT_WALKS, show_default=True,
+              help="Walks per configuration (>= 1); the full campaign of the README's figures: 1000.")
 @click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
@@ -914,10 +916,17 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
     from autoswitch.conformance.simulation.spark import pick_master, run_campaign
     from autoswitch.conformance.simulation.store import load_rows, timings
 
+    ended = _ConfigsEnded(campaign, out)
     with Progress(TextColumn("simulate"), BarColumn(), MofNCompleteColumn(), TextColumn("chunks"), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("", total=None)
-        stats = run_campaign(campaign, out, pick_master(campaign, master), lambda done, total: progress.update(task, completed=done, total=total),
+
+        def on_progress(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+            if not console.is_terminal:
+                ended.report()
+
+        stats = run_campaign(campaign, out, pick_master(campaign, master), on_progress,
                              lambda message: console.print(message, style="bold yellow"))
     rows, missing = load_rows(campaign, out.resolve())
     report, problems = write_report(campaign, rows, stats, out, missing, timings(campaign, out.resolve()),
@@ -939,6 +948,27 @@ def _campaign(campaign, out: Path, master: str | None) -> None:
     console.print(f"report: {report}  rows: {out / 'rows'}  traces: {out / 'failures'}, {out / 'corpus'}")
     console.print("replay a trace: autoswitch replay <trace>; re-run one walk: " + campaign.reproduce("<configuration>", "<walk>"))
     sys.exit(1 if problems else 0)
+
+
+class _ConfigsEnded:
+    """Where output is not a terminal (no progress bar), a line per configuration as its last chunk ends."""
+
+    def __init__(self, campaign, out: Path) -> None:
+        import time
+
+        self.campaign, self.out, self.start, self.said = campaign, out, time.monotonic(), set()
+        self.chunks = {c: [k for c2, k in campaign.tasks() if c2 == c] for c in campaign.configs}
+
+    def report(self) -> None:
+        import time
+
+        from autoswitch.conformance.simulation.store import chunk_dir
+
+        for config, chunks in self.chunks.items():
+            if config not in self.said and all((chunk_dir(self.out, config, k) / "_DONE").exists() for k in chunks):
+                self.said.add(config)
+                console.print(f"simulate: {escape(config)} ended ({self.campaign.walks} walks; {len(self.said)} of "
+                              f"{len(self.chunks)} configurations, {time.monotonic() - self.start:.0f} s)", highlight=False)
 
 
 def _bench(campaign, master: str) -> None:

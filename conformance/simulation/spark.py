@@ -37,6 +37,7 @@ from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.simulation import store
 from autoswitch.conformance.simulation.campaign import (
     DEFAULT_CONFIGS,
+    DEFAULT_WALKS,
     LIVENESS_FAILURE,
     PASS,
     Run,
@@ -115,7 +116,7 @@ class Campaign:
     steps, at most MAX_TASKS chunks) is an InputError."""
 
     seed: int = field(default=1, validator=_seed)
-    walks: int = field(default=1000, validator=_count(1))
+    walks: int = field(default=DEFAULT_WALKS, validator=_count(1))
     length: int = field(default=100, validator=_count(1, MAX_LENGTH))
     configs: tuple[str, ...] = field(default=DEFAULT_CONFIGS, converter=tuple, validator=_configs)
     chunk: int = field(default=100, validator=_count(1))

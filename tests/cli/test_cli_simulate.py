@@ -46,6 +46,9 @@ CASES = [
     Case("weights-lost-above-one", (*TINY, "--weights", "lost=2", *OUT), 2, "lost is a probability"),
     Case("weights-all-zero", (*TINY, "--weights", ZERO_MOVES, *OUT), 2, "every move of safe-rocketmq-2p weighs 0"),
     Case("configs-glob", (*TINY[:-3], "safe-rocketmq-*", "--master", "none", *OUT), 0, "safe-rocketmq-3p"),
+    # not a terminal: a line per configuration as it ends
+    Case("a-line-per-configuration", (*TINY[:-3], "safe-rocketmq-2p,safe-rocketmq-3p", "--master", "none", "--chunk", "1",
+                                      *OUT), 0, "simulate: safe-rocketmq-3p ended (2 walks; 2 of 2 configurations"),
     Case("configs-liveness", (*TINY[:-3], "safe-rocketmq-2p-live", "--master", "none", *OUT), 0, "safe-rocketmq-2p-live"),
     Case("liveness-control-not-found", (*TINY[:-3], "reentry-off-rocketmq-2p-live", "--master", "none", "--length", "1", *OUT), 1,
          "negative control EventuallyInSync not found"),
