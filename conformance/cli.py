@@ -24,7 +24,7 @@ from autoswitch.conformance.engines import ENGINES, KINDS, REAL
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
-from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, VERSIONS
+from autoswitch.conformance.rocketmq.jvm import DATA_VERSIONS, DEFAULT_VERSION, VERSIONS
 from autoswitch.conformance.simulation.campaign import DEFAULT_WALKS
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
@@ -184,13 +184,13 @@ def replay(paths: tuple[str, ...], against: str, rocketmq_version: str, report: 
     sys.exit(replay_exit_code(results))
 
 
-def real_engine(version: str) -> str:
+def real_engine(version: str, versions: tuple[str, ...] = VERSIONS) -> str:
     """The engine name of RocketMQ ``version`` ("rocketmq" for the default release), checked before anything runs:
-    a release the harness does not support, or no java or mvn here, is a usage error (exit 2) naming what is missing."""
+    a release not among ``versions``, or no java or mvn here, is a usage error (exit 2) naming what is missing."""
     from autoswitch.conformance.rocketmq.jvm import unavailable_reason
 
-    if version not in VERSIONS:
-        raise click.BadParameter(f"{version!r}: the harness runs {', '.join(VERSIONS)}", param_hint="--rocketmq-version")
+    if version not in versions:
+        raise click.BadParameter(f"{version!r}: the harness runs {', '.join(versions)}", param_hint="--rocketmq-version")
     problem = unavailable_reason()
     if problem:
         raise click.UsageError(f"the rocketmq engine needs java and mvn: {problem}; nothing was replayed on RocketMQ")
@@ -1118,7 +1118,8 @@ def bugs(bug_id: str | None, check_fixed: bool, out: str, markdown: bool, spec_d
 
 @main.command()
 @click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
-              help=f"The RocketMQ release whose stores run the scenarios: {', '.join(VERSIONS)}.")
+              help=f"The RocketMQ release whose stores run the scenarios: {', '.join(DATA_VERSIONS)} (5.1.0: its stores "
+                   "only, the controller keys brokers by address).")
 @click.option("--only", default=None, metavar="NAME", help="Run this finding alone.")
 def findings(rocketmq_version: str, only: str | None) -> None:
     """Run the model's findings about RocketMQ's data path on its own DefaultMessageStore and AutoSwitchHAService
@@ -1129,7 +1130,7 @@ def findings(rocketmq_version: str, only: str | None) -> None:
 
     if only is not None and only not in BY_NAME:
         raise click.BadParameter(f"{only!r}: the findings are {', '.join(BY_NAME)}", param_hint="--only")
-    real_engine(rocketmq_version)
+    real_engine(rocketmq_version, DATA_VERSIONS)
     chosen = [BY_NAME[only]] if only else list(FINDINGS)
     table = Table(title=f"the model's data-path findings on RocketMQ {rocketmq_version}")
     for column in ("finding", "shown on RocketMQ", "what the model says"):

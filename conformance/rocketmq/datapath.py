@@ -20,6 +20,7 @@ from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, HarnessError, S
 
 WAIT_MS = 15_000  # the bound of one wait for a store to reach an offset
 STUCK_S = 5  # how long a slave that never copies is watched (its handshake is retried about every second)
+SETTLE_S = 3  # how long a store is watched for a change that a report every 200 ms would bring
 HANDSHAKE_ANSWER = 20 + 12  # the master's handshake answer: AutoSwitchHAConnection.HANDSHAKE_HEADER_SIZE, one epoch entry
 
 
@@ -80,13 +81,18 @@ class DataPath:
                                f"(it is at {view['maxPhyOffset']})")
         return self.view(broker, view)
 
+    def until(self, broker: int, holds: Callable[[dict[str, Any]], bool], seconds: float = WAIT_MS / 1000) -> dict[str, Any]:
+        """``broker``'s view once ``holds`` is true of it, or after ``seconds`` (the scenario's verdict reads which)."""
+        deadline = time.monotonic() + seconds
+        view = self.view(broker)
+        while not holds(view) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            view = self.view(broker)
+        return view
+
     def acked(self, master: int, slave: int) -> dict[str, Any]:
         """Wait (bounded) until ``master`` has a report from ``slave``'s connection; a HarnessError if none comes."""
-        deadline = time.monotonic() + WAIT_MS / 1000
-        view = self.view(master)
-        while view["acks"].get(slave, -1) < 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            view = self.view(master)
+        view = self.until(master, lambda v: v["acks"].get(slave, -1) >= 0)
         if view["acks"].get(slave, -1) < 0:
             raise HarnessError(f"finding {self.name}: broker {master} has no report from {slave} within {WAIT_MS} ms")
         return view
@@ -98,7 +104,8 @@ class DataPath:
         return {"leo": v["maxPhyOffset"] // size, "confirmOffset": v["confirmOffset"] // size,
                 "epochs": [(e, start // size) for e, start in v["epochs"]], "log": list(v["bodies"]),
                 "syncStateSet": v["syncStateSet"], "localSyncStateSet": v["localSyncStateSet"], "client": v["client"],
-                "acks": {int(b): a // size if a > 0 else a for b, a in v["acks"].items()}, "bytes": {
+                "acks": {int(b): a // size if a > 0 else a for b, a in v["acks"].items()}, "proposed": v["proposed"],
+                "bytes": {
                     "maxPhyOffset": v["maxPhyOffset"], "minPhyOffset": v["minPhyOffset"], "offsets": v["offsets"],
                     "fileSize": v["fileSize"], "messageSize": self.size}}
 
@@ -194,9 +201,9 @@ def _zero_ack(d: DataPath) -> dict[str, Any]:
     first = d.put(1)
     learnt = d.sync_state_set(1, [1, 2])
     second = d.put(1)
-    time.sleep(0.6)  # three of B's reports (haSendHeartbeatInterval 200 ms), each of offset 0
+    again = d.until(1, lambda v: v["confirmOffset"] >= 2, SETTLE_S)  # B's reports of 0, every 200 ms
     return {"A with B connected": connected, "put m0": first, "A after learning {A, B}": learnt, "put m1": second,
-            "A after B reports 0 again": d.view(1), "B": d.view(2)}
+            "A after B reports 0 again": again, "B": d.view(2)}
 
 
 def _zero_ack_skipped(seen: dict[str, Any]) -> bool:
@@ -246,10 +253,7 @@ def _failover_before_first_copy(d: DataPath, first_transfer: bool) -> dict[str, 
     d.master(1, 1, [1])
     d.slave(2, 1, 1, link=True, passing=None if first_transfer else HANDSHAKE_ANSWER)
     d.acked(1, 2)
-    if first_transfer:
-        d.reach_bytes(2, 0)
-        time.sleep(0.5)  # A's heartbeats every 200 ms
-    b_slave = d.view(2)
+    b_slave = d.until(2, lambda v: bool(v["epochs"])) if first_transfer else d.view(2)  # A's heartbeats: every 200 ms
     d.sync_state_set(1, [1, 2])
     d.master(2, 2, [2], sync=False)
     d.slave(1, 2, 2)
@@ -297,6 +301,71 @@ def _epoch_reentry(d: DataPath) -> dict[str, Any]:
 def _diverges(seen: dict[str, Any]) -> bool:
     a, b = seen["A after its handshake with B"]["log"], seen["B"]["log"]
     return len(a) == len(b) == 3 and a[1] != b[1] and a[2] == b[2]
+
+
+def _expand_without_union(d: DataPath) -> dict[str, Any]:
+    """Two empty stores, allAckInSyncStateSet. B, A's slave over a held link, reports 0: caught up, so A proposes
+    {A, B}, which the controller may apply at once. Before A learns the answer, A puts m0: against which set is it
+    acknowledged?"""
+    d.open(1, ackTimeoutMs=500, allAck=True)
+    d.open(2, ackTimeoutMs=500, allAck=True)
+    d.master(1, 1, [1])
+    d.slave(2, 1, 1, link=True)
+    proposing = d.acked(1, 2)
+    d.hold(2)
+    status = d.put(1)
+    return {"A proposing": proposing, "put m0": status, "A": d.view(1), "B": d.view(2)}
+
+
+def _acked_without_the_new_member(seen: dict[str, Any]) -> bool:
+    return seen["put m0"] == "PUT_OK" and 2 in seen["A proposing"]["proposed"] and seen["B"]["log"] == []
+
+
+def _member_gone(d: DataPath) -> dict[str, Any]:
+    """Three stores, allAckInSyncStateSet, the set {A, B, C}; m0 reaches both slaves. B goes down (it stays in the set
+    until a shrink is applied); A puts m1, which C acknowledges. Does A's confirmOffset pass what B holds?"""
+    for broker in (1, 2, 3):
+        d.open(broker, ackTimeoutMs=300, allAck=True)
+    d.master(1, 1, [1, 2, 3])
+    d.slave(2, 1, 1)
+    d.slave(3, 1, 1)
+    d.put(1)
+    b = d.reach(2, 1)
+    d.reach(3, 1)
+    d.close(2)
+    status = d.put(1)
+    c = d.reach(3, 2)
+    a = d.until(1, lambda v: v["confirmOffset"] >= 2, SETTLE_S)  # C's reports of its offset
+    return {"B when it went down": b, "put m1": status, "C": c, "A": a}
+
+
+def _confirm_past_a_gone_member(seen: dict[str, Any]) -> bool:
+    a = seen["A"]
+    return seen["put m1"] != "PUT_OK" and a["syncStateSet"] == [1, 2, 3] and a["confirmOffset"] == 2 > seen["B when it went down"]["leo"]
+
+
+def _shrink_before_the_answer(d: DataPath) -> dict[str, Any]:
+    """Two stores, allAckInSyncStateSet, the set {A, B}; m0 reaches B. B goes down: A proposes {A} (removeConnection),
+    the controller's answer not yet back. A puts m1. Then A goes down and the controller, whose set still holds B,
+    elects B (epoch 2): does B hold every acknowledged message?"""
+    d.open(1, ackTimeoutMs=500, allAck=True)
+    d.open(2, ackTimeoutMs=500, allAck=True)
+    d.master(1, 1, [1, 2])
+    d.slave(2, 1, 1)
+    d.put(1)
+    d.reach(2, 1)
+    d.close(2)
+    status = d.put(1)
+    a = d.view(1)
+    d.close(1)
+    d.open(2, ackTimeoutMs=500, allAck=True)
+    d.master(2, 2, [2])
+    return {"put m1 with B down": status, "A": a, "B elected": d.view(2)}
+
+
+def _acked_lost(seen: dict[str, Any]) -> bool:
+    a, b = seen["A"], seen["B elected"]
+    return seen["put m1 with B down"] == "PUT_OK" and a["proposed"] == [1] and a["log"][1] not in b["log"]
 
 
 FINDINGS: tuple[Finding, ...] = (
@@ -349,6 +418,27 @@ FINDINGS: tuple[Finding, ...] = (
             "replicas differ at one offset",
             "traces/negative/rocketmq-epoch-reentry-diverges (option epochReentryFix = false): LogMatching fails",
             _epoch_reentry, _diverges),
+    Finding("expand-without-union",
+            "#5663, before 5.1.1: an expansion is only proposed (ReplicasManager sends AlterSyncStateSet) and acks are "
+            "counted against the local set, so a put is acknowledged without the member the controller may already "
+            "list, which lacks it; 5.1.1 counts the union of the local and the proposed set while the answer is out",
+            "MC_neg_union (option unionAckFix = false; traces/negative/rocketmq-5663-expand-without-union): "
+            "NoAckedMessageLost fails",
+            _expand_without_union, _acked_without_the_new_member),
+    Finding("confirm-offset-past-a-gone-member",
+            "#6662, before 5.1.1: computeConfirmOffset takes the minimum over the connected members only, so with a set "
+            "member down the others' acks move confirmOffset past what it holds, and consumers read a message the "
+            "member lacks; 5.1.1 keeps confirmOffset while a member has no connection",
+            "freeze-off (option confirmFreezeFix = false): NoPhantomRead, when the gone member is elected later",
+            _member_gone, _confirm_past_a_gone_member),
+    Finding("shrink-before-the-answer",
+            "5.4.0 on: a slave's lost connection (removeConnection) removes it from the master's LOCAL syncStateSet at "
+            "once, before the controller accepts the shrink, so acks and confirmOffset stop counting it while the "
+            "controller still lists it: a put acknowledged by the master alone is lost if the master dies before the "
+            "shrink is applied and the controller elects that member (5.1.1-5.3.x count it until the answer)",
+            "the model counts the union of the local and the proposed set until the answer (MODEL.md §5, 5.1.1-5.3.x): "
+            "NoAckedMessageLost holds; the 5.4.0 code would be a model option",
+            _shrink_before_the_answer, _acked_lost),
     Finding("sync-from-last-file-at-a-full-file",
             "a new slave with isSyncFromLastFile starts at maxOffset - maxOffset % mappedFileSize in bytes: the start of "
             "the file holding the last message, also when that file is full (a message never ends exactly at a file's "

@@ -46,7 +46,7 @@ import org.apache.rocketmq.remoting.protocol.header.controller.register.Register
  * channel (onBrokerChannelClose), one of the two ways the real manager drops an entry (the other is its timed scan).
  * The manager's lifecycle listeners are not registered: the re-election they would start is the caller's own step.
  */
-final class ControllerDriver {
+final class ControllerDriver implements Driver {
     private static final long TIMEOUT_MILLIS = 24L * 3600 * 1000;
     private static final Set<String> REQUESTS = Set.of("GetNextBrokerId", "ApplyBrokerId", "RegisterBrokerToController",
         "ElectMaster", "AlterSyncStateSet", "GetReplicaInfo", "GetSyncStateData", "CleanBrokerData");
@@ -62,7 +62,8 @@ final class ControllerDriver {
         reset(false);
     }
 
-    JsonObject handle(String op, JsonObject r) throws Exception {
+    @Override
+    public JsonObject handle(String op, JsonObject r) throws Exception {
         switch (op) {
             case "reset":
                 reset(r.get("unclean").getAsBoolean());
@@ -110,7 +111,8 @@ final class ControllerDriver {
         policy = new DefaultElectPolicy(h::isBrokerActive, h::getBrokerLiveInfo);
     }
 
-    void close() {
+    @Override
+    public void close() {
         if (heartbeats != null) {
             heartbeats.shutdown();
         }

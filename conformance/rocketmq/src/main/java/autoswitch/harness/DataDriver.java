@@ -5,12 +5,15 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import java.io.File;
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +21,14 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.message.MessageDecoder;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageExtBrokerInner;
 import org.apache.rocketmq.remoting.protocol.EpochEntry;
 import org.apache.rocketmq.store.DefaultMessageStore;
+import org.apache.rocketmq.store.MessageArrivingListener;
 import org.apache.rocketmq.store.PutMessageResult;
 import org.apache.rocketmq.store.config.BrokerRole;
 import org.apache.rocketmq.store.config.FlushDiskType;
@@ -40,9 +45,10 @@ import org.apache.rocketmq.store.stats.BrokerStatsManager;
  * slaves (changeToSlave, updateHaMasterAddress), puts messages, and awaits a store reaching an offset, each wait
  * bounded. Every message has the same size, so byte offsets are message counts times that size; the view gives both.
  */
-final class DataDriver {
+final class DataDriver implements Driver {
     private static final String TOPIC = "autoswitch";
     private static final int END_FILE_MIN_BLANK_LENGTH = 4 + 4;  // CommitLog's: a message leaves room for a blank
+    private static final boolean ADDRESS_KEYED = !hasMethod("getLocalSyncStateSet");  // 5.0.0 and 5.1.0
     private final Map<Long, Broker> brokers = new TreeMap<>();
     private Path root;
     private long messageSize = -1;
@@ -54,6 +60,7 @@ final class DataDriver {
         final int haPort;
         DefaultMessageStore store;
         Link link;
+        volatile JsonArray proposed = new JsonArray();  // the last syncStateSet the HA service proposed to its listener
 
         Broker(long id, MessageStoreConfig config, int haPort) {
             this.id = id;
@@ -70,7 +77,8 @@ final class DataDriver {
         }
     }
 
-    JsonObject handle(String op, JsonObject r) throws Exception {
+    @Override
+    public JsonObject handle(String op, JsonObject r) throws Exception {
         switch (op) {
             case "reset":
                 close();
@@ -142,17 +150,19 @@ final class DataDriver {
         BrokerConfig brokerConfig = new BrokerConfig();
         brokerConfig.setBrokerId(id);
         brokerConfig.setEnableControllerMode(true);
-        b.store = new DefaultMessageStore(b.config, new BrokerStatsManager("autoswitch", true), null, brokerConfig,
-            new ConcurrentHashMap<>());
+        b.store = newStore(b.config, brokerConfig);
         if (!b.store.load()) {
             throw new IllegalStateException("broker " + id + ": load() failed");
         }
         b.store.start();
-        try {
-            AutoSwitchHAService.class.getMethod("setLocalBrokerId", Long.class).invoke(b.ha(), id);
-        } catch (NoSuchMethodException e) {
-            // before 5.1.1 the HA service does not know its own id
+        if (ADDRESS_KEYED) {
+            call(b.ha(), "setLocalAddress", new Class<?>[] {String.class}, address(id));
+        } else {  // as ReplicasManager tells it its id (5.1.1: setBrokerControllerId)
+            call(b.ha(), hasMethod("setLocalBrokerId") ? "setLocalBrokerId" : "setBrokerControllerId", new Class<?>[] {Long.class}, id);
         }
+        Broker opened = b;
+        Consumer<Object> listener = set -> opened.proposed = ids(set);  // where ReplicasManager sends AlterSyncStateSet
+        call(b.ha(), "registerSyncStateSetChangedListener", new Class<?>[] {Consumer.class}, listener);
         JsonObject answer = view(b);
         answer.addProperty("haAddress", b.haAddress());
         return answer;
@@ -179,16 +189,16 @@ final class DataDriver {
             b.link.close();  // changeToMaster shut its HA client down
             b.link = null;
         }
-        b.ha().setSyncStateSet(idSet(r.getAsJsonArray("syncStateSet")));
+        call(b.ha(), "setSyncStateSet", new Class<?>[] {Set.class}, members(r.getAsJsonArray("syncStateSet")));
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
         return answer;
     }
 
     /** The controller's answer reaching a master (ReplicasManager: setSyncStateSet), which recomputes confirmOffset. */
-    private JsonObject syncStateSet(JsonObject r) {
+    private JsonObject syncStateSet(JsonObject r) throws Exception {
         Broker b = broker(r);
-        b.ha().setSyncStateSet(idSet(r.getAsJsonArray("syncStateSet")));
+        call(b.ha(), "setSyncStateSet", new Class<?>[] {Set.class}, members(r.getAsJsonArray("syncStateSet")));
         return view(b);
     }
 
@@ -200,14 +210,6 @@ final class DataDriver {
         }
         b.link.hold(r.get("hold").getAsBoolean());
         return view(b);
-    }
-
-    private static Set<Long> idSet(JsonArray ids) {
-        Set<Long> set = new HashSet<>();
-        for (JsonElement e : ids) {
-            set.add(e.getAsLong());
-        }
-        return set;
     }
 
     /**
@@ -295,19 +297,19 @@ final class DataDriver {
             epochs.add(pair);
         }
         v.add("epochs", epochs);
-        v.add("syncStateSet", Harness.tree(new TreeSet<>(b.ha().getSyncStateSet())));
-        v.add("localSyncStateSet", Harness.tree(new TreeSet<>(b.ha().getLocalSyncStateSet())));
+        v.add("syncStateSet", ids(call(b.ha(), "getSyncStateSet", new Class<?>[0])));
+        // 5.1.0 has one set (no synchronizing union): its set is the local one
+        v.add("localSyncStateSet", ids(call(b.ha(), ADDRESS_KEYED ? "getSyncStateSet" : "getLocalSyncStateSet", new Class<?>[0])));
         JsonObject acks = new JsonObject();
         List<HAConnection> connections = b.ha().getConnectionList();
         for (HAConnection c : connections) {
-            try {
-                long slave = (Long) c.getClass().getMethod("getSlaveId").invoke(c);
-                acks.addProperty(String.valueOf(slave), c.getSlaveAckOffset());
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
+            Object slave = call(c, ADDRESS_KEYED ? "getSlaveAddress" : "getSlaveId", new Class<?>[0]);
+            if (slave != null) {  // null: the connection has not had its handshake yet
+                acks.addProperty(String.valueOf(idOf(slave)), c.getSlaveAckOffset());
             }
         }
         v.add("acks", acks);
+        v.add("proposed", b.proposed);
         v.addProperty("client", b.ha().getHAClient() == null ? "NONE" : b.ha().getHAClient().getCurrentState().name());
         JsonArray bodies = new JsonArray();
         JsonArray offsets = new JsonArray();
@@ -331,13 +333,74 @@ final class DataDriver {
         return v;
     }
 
+    /** DefaultMessageStore's constructor: 5.1.1 on also takes the topic config table. */
+    private static DefaultMessageStore newStore(MessageStoreConfig config, BrokerConfig brokerConfig) throws Exception {
+        BrokerStatsManager stats = new BrokerStatsManager("autoswitch", true);
+        for (Constructor<?> c : DefaultMessageStore.class.getConstructors()) {
+            Class<?>[] p = c.getParameterTypes();
+            if (p.length == 5 && p[0] == MessageStoreConfig.class && p[3] == BrokerConfig.class
+                && p[4].isAssignableFrom(ConcurrentHashMap.class)) {
+                return (DefaultMessageStore) c.newInstance(config, stats, null, brokerConfig, new ConcurrentHashMap<>());
+            }
+        }
+        return DefaultMessageStore.class.getConstructor(MessageStoreConfig.class, BrokerStatsManager.class,
+            MessageArrivingListener.class, BrokerConfig.class).newInstance(config, stats, null, brokerConfig);
+    }
+
+    private static boolean hasMethod(String name) {
+        return Arrays.stream(AutoSwitchHAService.class.getMethods()).anyMatch(m -> m.getName().equals(name));
+    }
+
+    /** A broker id's address, by which 5.0.0 and 5.1.0 name a syncStateSet's members and a slave's connection. */
+    private static String address(long id) {
+        return "10.0.0." + id + ":30911";
+    }
+
+    /** The ids as the HA service's syncStateSet holds them: Long ids, or (5.1.0) addresses. */
+    private static Set<Object> members(JsonArray ids) {
+        Set<Object> set = new HashSet<>();
+        for (JsonElement e : ids) {
+            set.add(ADDRESS_KEYED ? address(e.getAsLong()) : e.getAsLong());
+        }
+        return set;
+    }
+
+    /** A member of a syncStateSet or a connection's slave, as a broker id. */
+    private static long idOf(Object member) {
+        if (member instanceof Long) {
+            return (Long) member;
+        }
+        String a = (String) member;
+        return Long.parseLong(a.substring("10.0.0.".length(), a.indexOf(':')));
+    }
+
+    private static JsonArray ids(Object set) {
+        TreeSet<Long> sorted = new TreeSet<>();
+        for (Object m : (Set<?>) set) {
+            sorted.add(idOf(m));
+        }
+        return (JsonArray) Harness.tree(sorted);
+    }
+
+    /** A public method of a RocketMQ object whose signature differs between releases. */
+    private static Object call(Object owner, String method, Class<?>[] types, Object... args) {
+        try {
+            return owner.getClass().getMethod(method, types).invoke(owner, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : new IllegalStateException(e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }
 
-    void close() throws IOException {
+    @Override
+    public void close() throws IOException {
         for (Broker b : brokers.values()) {
             if (b.store != null) {
                 b.store.shutdown();

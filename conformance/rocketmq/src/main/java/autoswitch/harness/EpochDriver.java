@@ -18,11 +18,12 @@ import org.apache.rocketmq.store.ha.autoswitch.EpochFileCache;
  * copies, with their endOffsets) and the file as it is on disk: its lines after CheckpointFile's two header lines
  * (the entry count and the CRC32 of the entry lines), which are checked here.
  */
-final class EpochDriver {
+final class EpochDriver implements Driver {
     private Path folder;
     private EpochFileCache cache;
 
-    JsonObject handle(String op, JsonObject r) throws IOException {
+    @Override
+    public JsonObject handle(String op, JsonObject r) throws IOException {
         switch (op) {
             case "reset":
                 close();
@@ -181,7 +182,8 @@ final class EpochDriver {
         return answer;
     }
 
-    void close() throws IOException {
+    @Override
+    public void close() throws IOException {
         if (folder != null) {
             Harness.deleteTree(folder);
             folder = null;

@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.rocketmq.common.MQVersion;
@@ -32,9 +33,9 @@ import org.apache.rocketmq.remoting.protocol.ResponseCode;
  * reads on. stdout carries nothing else: whatever RocketMQ prints goes to stderr (System.out is redirected before
  * any of its classes load).
  *
- * <p>Requests are {"op": "<driver>.<operation>", ...}; the drivers are {@link ControllerDriver} (ReplicasInfoManager,
- * DefaultElectPolicy, DefaultBrokerHeartbeatManager), {@link EpochDriver} (EpochFileCache on a real file) and
- * {@link DataDriver} (DefaultMessageStores replicating over AutoSwitchHAService), plus
+ * <p>Requests are {"op": "<driver>.<operation>", ...}; the drivers are ControllerDriver (ReplicasInfoManager,
+ * DefaultElectPolicy, DefaultBrokerHeartbeatManager), EpochDriver (EpochFileCache on a real file) and
+ * DataDriver (DefaultMessageStores replicating over AutoSwitchHAService), plus
  * "hello" (the RocketMQ release on the classpath) and "exit".
  */
 public final class Harness {
@@ -48,9 +49,7 @@ public final class Harness {
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
         watchParent();
-        ControllerDriver controller = new ControllerDriver();
-        EpochDriver epoch = new EpochDriver();
-        DataDriver data = new DataDriver();
+        Map<String, Driver> drivers = drivers();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             String line;
@@ -66,7 +65,7 @@ public final class Harness {
                     if (op.equals("exit")) {
                         break;
                     }
-                    answer = dispatch(op, request, controller, epoch, data);
+                    answer = dispatch(op, request, drivers);
                     answer.addProperty("ok", true);
                 } catch (Throwable e) {
                     answer = new JsonObject();
@@ -80,9 +79,9 @@ public final class Harness {
                 protocol.flush();
             }
         } finally {
-            controller.close();
-            epoch.close();
-            data.close();
+            for (Driver d : drivers.values()) {
+                d.close();
+            }
         }
         System.exit(0);  // the heartbeat manager's executor threads are not daemons
     }
@@ -104,23 +103,35 @@ public final class Harness {
         watcher.start();
     }
 
-    private static JsonObject dispatch(String op, JsonObject request, ControllerDriver controller, EpochDriver epoch,
-        DataDriver data) throws Exception {
+    /**
+     * The drivers this build holds, by the prefix of their ops. A build against a release whose API a driver does not
+     * compile against leaves it out (pom.xml: harness.excludes): 5.0.0 and 5.1.0 have no controller driver.
+     */
+    private static Map<String, Driver> drivers() throws ReflectiveOperationException {
+        Map<String, Driver> drivers = new LinkedHashMap<>();
+        for (String[] d : new String[][] {{"controller", "ControllerDriver"}, {"epoch", "EpochDriver"}, {"data", "DataDriver"}}) {
+            try {
+                drivers.put(d[0], (Driver) Class.forName("autoswitch.harness." + d[1]).getDeclaredConstructor().newInstance());
+            } catch (ClassNotFoundException e) {
+                // not in this build
+            }
+        }
+        return drivers;
+    }
+
+    private static JsonObject dispatch(String op, JsonObject request, Map<String, Driver> drivers) throws Exception {
         if (op.equals("hello")) {
             JsonObject answer = new JsonObject();
             answer.addProperty("version", MQVersion.getVersionDesc(MQVersion.CURRENT_VERSION));
+            answer.add("drivers", GSON.toJsonTree(drivers.keySet()));
             return answer;
         }
-        if (op.startsWith("controller.")) {
-            return controller.handle(op.substring("controller.".length()), request);
+        int dot = op.indexOf('.');
+        Driver driver = dot < 0 ? null : drivers.get(op.substring(0, dot));
+        if (driver == null) {
+            throw new IllegalArgumentException("unknown op " + op + " (this build's drivers: " + drivers.keySet() + ")");
         }
-        if (op.startsWith("epoch.")) {
-            return epoch.handle(op.substring("epoch.".length()), request);
-        }
-        if (op.startsWith("data.")) {
-            return data.handle(op.substring("data.".length()), request);
-        }
-        throw new IllegalArgumentException("unknown op " + op);
+        return driver.handle(op.substring(dot + 1), request);
     }
 
     /** ResponseCode's name of a code number (the controller's names first: some numbers have two names). */
