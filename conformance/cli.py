@@ -1143,3 +1143,54 @@ def findings(rocketmq_version: str, only: str | None) -> None:
             console.print(f"  {what}: {view}", highlight=False, markup=False)
         table.add_row(finding.name, "yes" if shown else "no", finding.model)
     table_console().print(table)
+
+
+@main.group()
+def cluster() -> None:
+    """A real RocketMQ controller-mode cluster under faults (conformance/cluster/; java and mvn)."""
+
+
+@cluster.command("run")
+@click.option("--seed", default=1, show_default=True, type=int, help="The fault schedule's seed (same seed: same schedule).")
+@click.option("--out", default=None, metavar="DIR", help="An empty or new folder for the run. Default: cluster-runs/<time>-seed<N>.")
+@click.option("--brokers", default=2, show_default=True, type=click.IntRange(2, 3), help="Brokers in the set.")
+@click.option("--settings", "settings_name", default="safe", show_default=True,
+              type=click.Choice(["safe", "allack-off", "unclean"]), help="The broker and controller settings (a model row).")
+@click.option("--duration", default=60.0, show_default=True, type=click.FloatRange(20, 3600), metavar="SECONDS",
+              help="Seconds of workload; the faults end 5 s before.")
+@click.option("--rocketmq-version", default="5.5.0", show_default=True, metavar="VERSION", help="The release to run.")
+@click.option("--metadata-loss", is_flag=True, help="One fault alone: the name server killed and its controller's store "
+              "deleted (the model's ControllerMetadataLoss; MC_live_meta says the set does not heal).")
+def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, duration: float, rocketmq_version: str,
+                metadata_loss: bool) -> None:
+    """Start a name server with the controller embedded and one broker set in controller mode (each a JVM), send unique
+    messages synchronously under a seeded schedule of kill -9, restarts and pauses, heal, read everything back and
+    check that every acknowledged message is there (NoAckedMessageLost); then validate the controller's view, polled
+    during the run, against the model (autoswitch validate: printed and reported). Exits 0 if NoAckedMessageLost
+    holds, 1 if acknowledged messages were lost, 2 on bad usage or no java/mvn, 3 if the harness failed (a JVM that
+    did not start, named, with its log's tail). No process outlives the command."""
+    import time as _time
+
+    from autoswitch.conformance.cluster import build as cluster_build
+    from autoswitch.conformance.cluster.run import RunConfig, harness_failed, run
+    from autoswitch.conformance.rocketmq.jvm import HarnessError, Unavailable, unavailable_reason
+
+    problem = cluster_build.version_problem(rocketmq_version)
+    if problem:
+        raise click.BadParameter(problem, param_hint="--rocketmq-version")
+    folder = Path(out) if out else Path("cluster-runs") / f"{_time.strftime('%Y%m%dT%H%M%S')}-seed{seed}-{os.getpid()}"
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise BadInput(f"--out {folder}: not an empty folder; a run needs a folder of its own")
+    problem = unavailable_reason()
+    if problem:
+        raise click.UsageError(f"autoswitch cluster run needs java and mvn: {problem}; no cluster was run")
+    folder = output_folder(folder, "--out").resolve()
+    signal.signal(signal.SIGHUP, _terminated)
+    config = RunConfig(seed, folder, brokers, settings_name, duration, rocketmq_version, metadata_loss=metadata_loss)
+    try:
+        outcome = run(config, lambda line: click.echo(line, err=True), click.echo)
+    except Unavailable as e:
+        raise click.UsageError(f"autoswitch cluster run: {e}") from None
+    except HarnessError as e:
+        outcome = harness_failed(config, e, click.echo)
+    sys.exit(outcome.exit_code)

@@ -51,15 +51,11 @@ def unavailable_reason() -> str | None:
     return f"{' and '.join(missing)} not on PATH" if missing else None
 
 
-def _sources_digest() -> str:
+def _sources_digest(folder: Path) -> str:
     digest = hashlib.sha256()
-    for path in sorted([HERE / "pom.xml", *(HERE / "src").rglob("*.java")]):
-        digest.update(path.relative_to(HERE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted([folder / "pom.xml", *(folder / "src").rglob("*.java")]):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
-
-
-def _cache_root() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "autoswitch") / "rocketmq-harness"
 
 
 @frozen
@@ -71,34 +67,41 @@ class Build:
     classpath: str
 
 
-def build(version: str = DEFAULT_VERSION) -> Build:
-    """The harness built against ``version``, from the cache when its sources have not changed; a build holds a lock so
-    that two processes build it once."""
+def maven_build(folder: Path, artifact: str, version: str, what: str, properties: Mapping[str, str] | None = None) -> Build:
+    """``folder``'s pom.xml built against RocketMQ ``version`` (``what`` names it in errors), cached under
+    ``$AUTOSWITCH_CACHE/<artifact>/<version>-<source digest>`` and rebuilt when its sources change; a build holds a lock
+    so that two processes build it once."""
     problem = unavailable_reason()
     if problem:
         raise Unavailable(problem)
-    if version not in DATA_VERSIONS:
-        raise Unavailable(f"RocketMQ {version} is not a release the harness supports; supported: {', '.join(DATA_VERSIONS)}")
-    target = _cache_root() / f"{version}-{_sources_digest()}"
+    root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "autoswitch") / artifact
+    target = root / f"{version}-{_sources_digest(folder)}"
     target.mkdir(parents=True, exist_ok=True)
-    jar, classpath = target / "rocketmq-harness-1.jar", target / "classpath.txt"
+    jar, classpath = target / f"{artifact}-1.jar", target / "classpath.txt"
     with open(target / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (jar.exists() and classpath.exists()):
             command = ["mvn", "-q", "-B", f"-Drocketmq.version={version}", f"-Dharness.target={target}",
-                       f"-Dharness.excludes={DATA_ONLY.get(version, 'none')}", "package", "dependency:build-classpath",
+                       *(f"-D{k}={v}" for k, v in (properties or {}).items()), "package", "dependency:build-classpath",
                        f"-Dmdep.outputFile={classpath}"]
             try:
-                done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, timeout=BUILD_SECONDS)
+                done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=BUILD_SECONDS)
             except subprocess.TimeoutExpired:
-                raise HarnessError(f"building the RocketMQ {version} harness took over {BUILD_SECONDS:.0f} s") from None
+                raise HarnessError(f"building the {what} for RocketMQ {version} took over {BUILD_SECONDS:.0f} s") from None
             if done.returncode != 0 or not jar.exists():
                 classpath.unlink(missing_ok=True)
                 tail = "\n".join((done.stdout + done.stderr).splitlines()[-TAIL_LINES:])
                 if "Could not resolve dependencies" in tail or "Could not transfer" in tail:
                     raise Unavailable(f"Maven could not resolve RocketMQ {version}:\n{tail}")
-                raise HarnessError(f"building the RocketMQ {version} harness failed ({' '.join(command)}):\n{tail}")
+                raise HarnessError(f"building the {what} for RocketMQ {version} failed ({' '.join(command)}):\n{tail}")
     return Build(version, jar, classpath.read_text().strip())
+
+
+def build(version: str = DEFAULT_VERSION) -> Build:
+    """The harness built against ``version`` (maven_build)."""
+    if version not in DATA_VERSIONS:
+        raise Unavailable(f"RocketMQ {version} is not a release the harness supports; supported: {', '.join(DATA_VERSIONS)}")
+    return maven_build(HERE, "rocketmq-harness", version, "harness", {"harness.excludes": DATA_ONLY.get(version, "none")})
 
 
 def java_command(built: Build, home: Path) -> list[str]:
