@@ -303,7 +303,8 @@ def scenarios(out: str) -> None:
               "campaign samples (WALKS walks of LENGTH steps, seed SEED: walks 0, 250, ... that pass) of simulation "
               "configurations CONFIGS (default: the default campaign's safety ones), every cut, each log with its own "
               "largest gap, once with the clock counting steps and once with it only ordering: the exact search alone vs "
-              "validate's schedule; exits 1 if a log is refused.")
+              "validate's schedule; and validate's time to a refusal of logs with one value no behaviour reaches beside its "
+              "time to an explanation; exits 1 if a cut log is refused or such a log is not.")
 @click.option("--max-states", type=POSITIVE, default=None, help="With --logs: the states each search may expand "
               "(default: validate's).")
 @click.argument("configs", nargs=-1)
@@ -382,8 +383,8 @@ def _bench_check(configs: tuple[str, ...]) -> None:
 
 def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, configs: tuple[str, ...]) -> None:
     """bench --logs (logs/bench.py): a line per log and mode as it ends, then one table, a row per clock, source and cut."""
-    from autoswitch.conformance.logs.bench import MODES, SAFETY, bench_logs, summaries
-    from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES, REFUSED
+    from autoswitch.conformance.logs.bench import MODES, SAFETY, bench_logs, summaries, times, unreachable, wrong
+    from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES
     from autoswitch.conformance.simulation.campaign import select
 
     try:
@@ -412,10 +413,18 @@ def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, conf
         cells.append(f"{exact.seconds / ours.seconds:.1f}x" if ours.seconds else "-")
         table.add_row(label, *cells)
     table_console(width=None if sys.stdout.isatty() else 220).print(table)
-    refused = [r for r in runs if r.status == REFUSED]
-    for r in refused:
-        console.print(f"REFUSED {escape(r.describe())}: a log cut from a behaviour of the model", style="bold red")
-    sys.exit(EXIT_VERDICT if refused else EXIT_OK)
+    verdicts = Table(title="validate's seconds to a verdict, median (logs)")
+    for column in ("clock", "to an explanation (cut logs)", "to a refusal (a value no behaviour reaches)", "refusal: worst"):
+        verdicts.add_column(column, justify="left" if column == "clock" else "right")
+    for t in times(runs):
+        verdicts.add_row(t.label, f"{t.to_explanation:.3f} s ({len(t.explained)})", f"{t.to_refusal:.3f} s ({len(t.refused)})",
+                         f"{max(t.refused, default=0.0):.3f} s")
+    table_console(width=None if sys.stdout.isatty() else 220).print(verdicts)
+    findings = [r for r in runs if wrong(r)]
+    for r in findings:
+        what = "a value no behaviour reaches, not refused" if unreachable(r) else "a log cut from a behaviour of the model"
+        console.print(f"{r.status.upper()} {escape(r.describe())}: {what}", style="bold red")
+    sys.exit(EXIT_VERDICT if findings else EXIT_OK)
 
 
 def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...]) -> None:
@@ -1007,11 +1016,15 @@ def _cores(master: str) -> int:
 @click.option("--out", default="fuzz-out", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the inputs that break the contract (checked writable before work; a new one left empty is removed).")
 @click.option("--only", type=click.IntRange(min=0), default=None, help="Replay only input INDEX of the seed and print its results.")
-def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> None:
+@click.option("--logs", is_flag=True, help="Instead: validate mutated copies of the event logs under --corpus "
+              "(conformance/logs/fuzz.py; a folder of *.ndjson files with no such subfolder is one log, else each file is "
+              "one), each search at most 5,000 states: no internal error, bad input names the file, line and field, and "
+              "no mutation that must be refused is explained.")
+def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None, logs: bool) -> None:
     """Replay mutated copies of the corpus on both engines (conformance/trace/fuzz.py): no crash, no
-    ERROR, the engines agree, and no mutation that must be refused passes. Exits 0 if every input keeps
-    that contract, 1 if one breaks it (each such input is written under --out, and the command that
-    replays one is printed), 2 on bad usage."""
+    ERROR, the engines agree, and no mutation that must be refused passes. With --logs, validate mutated
+    event logs instead. Exits 0 if every input keeps that contract, 1 if one breaks it (each such input
+    is written under --out, and the command that replays one is printed), 2 on bad usage."""
     import tempfile
 
     from autoswitch.conformance.trace.fuzz import fuzz as run_fuzz
@@ -1023,6 +1036,9 @@ def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> Non
         tempfile.TemporaryFile(dir=folder).close()
     except OSError as e:
         raise click.BadParameter(f"cannot write in {out}: {e.strerror or e}", param_hint="--out") from None
+    if logs:
+        _fuzz_logs(inputs, seed, corpus, folder, only, existed)
+        return
     sources = []
     for f in map(Path, trace_files([corpus])):
         if f.is_file():
@@ -1060,9 +1076,52 @@ def fuzz(inputs: int, seed: int, corpus: str, out: str, only: int | None) -> Non
         sys.exit(1)
 
 
-def _fuzz_table(rows: Counter, inputs: int, seed: int) -> None:
+def _fuzz_logs(inputs: int, seed: int, corpus: str, folder: Path, only: int | None, existed: bool) -> None:
+    """fuzz --logs (conformance/logs/fuzz.py): a row per mutation and outcome; each input that breaks the contract is
+    written under ``folder``."""
+    import tempfile
+    import time
+
+    from autoswitch.conformance.logs.fuzz import corpus_logs, fuzz_logs
+    from autoswitch.conformance.logs.search import REFUSED
+
+    sources = corpus_logs(Path(corpus))
+    if not sources:
+        raise click.UsageError(f"no event logs (*.ndjson) under {corpus}")
+    indices = [only] if only is not None else range(inputs)
+    rows: Counter = Counter()
+    broken = []
+    at_once = 0
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="autoswitch-fuzz-logs-") as scratch, \
+            Progress(TextColumn("fuzz --logs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                     transient=True, disable=len(indices) < 50) as progress:
+        task = progress.add_task("", total=len(indices))
+        for outcome in fuzz_logs(sources, seed, indices, Path(scratch)):
+            rows[(outcome.case.mutation, "broken" if outcome.broken else outcome.row.status)] += 1
+            at_once += outcome.row.status == REFUSED and outcome.row.expanded == 0
+            if only is not None:
+                console.print(escape(outcome.row.text), highlight=False)
+            if outcome.broken:
+                broken.append(outcome)
+                outcome.case.write(folder / f"seed-{seed}-log-{outcome.case.index}")
+                console.print(escape(f"input {outcome.case.index} ({outcome.case.mutation} of {outcome.case.source}): "
+                                     f"{outcome.broken}"), style="bold red", highlight=False)
+            progress.update(task, advance=1)
+    _fuzz_table(rows, len(indices), seed, "fuzz --logs")
+    console.print(f"{len(indices)} logs in {time.perf_counter() - started:.1f} s; {at_once} refused before the search "
+                  "(a value no behaviour reaches: no state expanded)")
+    if not broken and not existed:
+        folder.rmdir()
+    if broken:
+        console.print(escape(f"{len(broken)} input(s) broke the contract, written under {folder}; validate one again with: "
+                             f"autoswitch fuzz --logs --seed {seed} --corpus {corpus} --only {broken[0].case.index}"))
+        sys.exit(1)
+
+
+def _fuzz_table(rows: Counter, inputs: int, seed: int, title: str = "fuzz") -> None:
     outcomes = sorted({outcome for _, outcome in rows})
-    table = Table(title=f"fuzz: {inputs} inputs, seed {seed}")
+    table = Table(title=f"{title}: {inputs} inputs, seed {seed}")
     for column in ("mutation", "inputs", *outcomes):
         table.add_column(column, justify="left" if column == "mutation" else "right")
     for mutation in sorted({m for m, _ in rows}):

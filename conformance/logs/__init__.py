@@ -8,4 +8,6 @@ package reads them, merges them into one candidate order, and searches for a beh
 - ``search.py``: the depth-first search with memoisation over the model's steps (``validate``, ``Verdict``).
 - ``cut.py``: logs cut from a trace (a simulation walk, an implementation run) and the mutations that must be refused.
 - ``batch.py``: many logs, in this process or on Spark, and their summary table.
+- ``reach.py``: the values no behaviour reaches, refused before any search.
+- ``fuzz.py``: seeded mutations of committed logs and the contract ``validate`` keeps on them (``autoswitch fuzz --logs``).
 """

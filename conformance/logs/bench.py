@@ -10,6 +10,12 @@ steps (the walk's and the implementation's clocks do: ``clockCountsSteps``), so 
 and without that claim (cut.clock_orders_only), as a system whose clock only orders its events would log it, every gap
 then bounded by the log's largest. A log cut from a behaviour of the model is never refused with its own gap: a
 refusal is a finding (the search, the cut, or the implementation's events are wrong), and the command exits 1.
+
+Beside them, the time to a refusal: per walk and clock, a few logs with one value no behaviour reaches (UNREACHABLE:
+the walk's full log, its controller view, every third event and p1's events, with an epoch, the id counter or an offset
+falsified past every bound, cut.falsify; the full log with an identity file past the ids handed out, cut.past_ids), put
+to ``validate`` alone
+(mode ``validate``, cut ``unreachable: ...``). Each must be refused: one explained, or given up, is a finding too.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from attrs import frozen
 
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.events import read_log
-from autoswitch.conformance.logs.search import EXACT, GAVE_UP, MAX_STATES, alone, validate
+from autoswitch.conformance.logs.search import EXACT, EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, alone, validate
 from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid
 from autoswitch.conformance.simulation.spark import Campaign, checked_walk
 
@@ -32,6 +38,14 @@ SOURCES = ("walk", "impl")  # the walk's full log, the implementation's own even
 MODES = ("exact", "validate")  # the exact search alone; validate's schedule
 CLOCKS = ("steps", "order")  # the header claims that the clock counts steps; it does not (the clock only orders)
 SAFETY = tuple(c for c in DEFAULT_CONFIGS if not c.endswith("-live"))  # the default campaign's safety configurations
+UNREACHABLE = "unreachable: "  # the cut name of a log with a value no behaviour reaches (its mutation follows)
+MUTATIONS: dict[str, Callable[[cut.CutLog], cut.Mutation | None]] = {
+    "falsified": cut.falsify,
+    "falsified controller view": lambda log: cut.falsify(cut.controller_view(log)),
+    "falsified every third": lambda log: cut.falsify(cut.every_kth(log, 3)),
+    "falsified one node": lambda log: cut.falsify(cut.one_node(log, "p1")),
+    "identity file": cut.past_ids,
+}
 
 
 @frozen
@@ -127,14 +141,69 @@ def bench_logs(configs: Sequence[str] = SAFETY, walks: int = 1000, length: int =
                                          time.perf_counter() - start)
                             runs.append(run)
                             say(run)
+                for label, mutate in MUTATIONS.items():
+                    mutation = mutate(fulls["walk"])
+                    if mutation is None:
+                        continue
+                    log = mutation.log if clock == "steps" else cut.clock_orders_only(mutation.log)
+                    gap = cut.max_gap(log)
+                    path = log.write(where / f"unreachable-{label.replace(' ', '-')}-{clock}")
+                    start = time.perf_counter()
+                    status, expanded = _validate(path, gap, max_states)
+                    run = LogRun(name, walk, "walk", UNREACHABLE + label, clock, len(log.events), gap, "validate", status,
+                                 expanded, time.perf_counter() - start)
+                    runs.append(run)
+                    say(run)
     return runs
+
+
+def unreachable(run: LogRun) -> bool:
+    """Whether ``run`` is of a log with a value no behaviour reaches (it must be refused)."""
+    return run.cut.startswith(UNREACHABLE)
+
+
+def wrong(run: LogRun) -> bool:
+    """Whether ``run``'s verdict is a finding: a cut log refused, or an unreachable-value log not refused."""
+    return (run.status != REFUSED) if unreachable(run) else (run.status == REFUSED)
+
+
+@frozen
+class Times:
+    """validate's seconds to its verdicts over a group of logs: to an explanation (the cut logs it explained) and to a
+    refusal (the unreachable-value logs it refused)."""
+
+    label: str
+    explained: tuple[float, ...]
+    refused: tuple[float, ...]
+
+    @staticmethod
+    def _median(xs: Sequence[float]) -> float:
+        return statistics.median(xs) if xs else 0.0
+
+    @property
+    def to_explanation(self) -> float:
+        return self._median(self.explained)
+
+    @property
+    def to_refusal(self) -> float:
+        return self._median(self.refused)
+
+
+def times(runs: Sequence[LogRun]) -> list[Times]:
+    """Per clock, then for all: validate's seconds to an explanation and to a refusal."""
+    rows = []
+    for label, group in [*((f"clock {c}", [r for r in runs if r.clock == c]) for c in CLOCKS), ("all", list(runs))]:
+        mine = [r for r in group if r.mode == "validate"]
+        rows.append(Times(label, tuple(r.seconds for r in mine if not unreachable(r) and r.status == EXPLAINED),
+                          tuple(r.seconds for r in mine if unreachable(r) and r.status == REFUSED)))
+    return rows
 
 
 def summaries(runs: Sequence[LogRun]) -> list[tuple[str, dict[str, Summary]]]:
     """A row per (clock, source, cut) in table order, then one per clock for all its logs: each mode's Summary."""
     rows = []
     for clock in CLOCKS:
-        of_clock = [r for r in runs if r.clock == clock]
+        of_clock = [r for r in runs if r.clock == clock and not unreachable(r)]
         for source in SOURCES:
             for label in cut.FILTERS:
                 group = [r for r in of_clock if (r.source, r.cut) == (source, label)]

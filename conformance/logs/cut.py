@@ -34,6 +34,7 @@ from autoswitch.conformance.engines.impl import ImplSystem
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CLOCK_COUNTS_STEPS, PROCESS_OBSERVED, takes
 from autoswitch.conformance.logs.merge import largest_gap
+from autoswitch.conformance.logs.reach import RAISERS
 from autoswitch.conformance.logs.search import in_next
 from autoswitch.conformance.trace.itf import decode, encode, load_trace
 from autoswitch.reference.actions import ACTIONS, DATA, INIT, LEADERSHIP, PROCESS_GROUP
@@ -286,6 +287,21 @@ def falsify(log: CutLog, nth: int = 0) -> Mutation | None:
     i, name = found[nth % len(found)]
     e = log.events[i]
     return _replaced(log, {i: {**e, "observe": {**e["observe"], name: BIG}}}, f"event {i}: {name} falsified to {BIG}", i)
+
+
+def past_ids(log: CutLog) -> Mutation | None:
+    """The first event observing a written ``metaFile`` with it set to one past the broker ids the controller can have
+    handed out by then: 1 + the SendApplyBrokerId and ApplyBrokerId events of its clock or before (reach.RAISERS; a full
+    log's every step is logged), + 1, and past the processes (a design that numbers them). Refused before the search
+    (reach.py), as an identity file past what the run could write."""
+    _complete(log)
+    for i, e in enumerate(log.events):
+        if e.get("observe", {}).get("metaFile", 0) != 0:
+            raised = sum(1 for x in log.events if x["clock"] <= e["clock"] and _tag(x) in RAISERS)
+            value = max(raised + 2, len(log.meta["processes"]) + 1)
+            return _replaced(log, {i: {**e, "observe": {**e["observe"], "metaFile": value}}},
+                             f"event {i}: metaFile past the ids handed out, {value}", i)
+    return None
 
 
 def _state_before(config: Config, log: CutLog, i: int) -> Any:

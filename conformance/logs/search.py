@@ -72,6 +72,10 @@ The first explanation found is the verdict, and the exact search's refusal; ``ma
 by all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a
 system's logs").
 
+Before any search, a log with an observed value no behaviour reaches (reach.py: one no state has, past the steps or the
+ids the events before it allow, or contradicting a fact an earlier event fixed) is refused at that event, no state
+expanded.
+
 The verdict: explained, with the behaviour as an ITF trace that ``autoswitch replay`` passes on both engines (its
 ``#meta.expect`` names the first property it breaks, if the configuration's options let one break); refused, at the
 first event of the candidate order that no behaviour explains, with the states where it was tried and, for each, the
@@ -107,6 +111,7 @@ from autoswitch.conformance.logs.distance import BROKER_HEARTBEAT, Terms
 from autoswitch.conformance.logs.events import CHANGES_LOGGED, CONTROLLER_NODE, Event, Log, LogError, read_log
 from autoswitch.conformance.logs.facts import Expiries, Facts, Guards, Restarts, kinds_for
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
+from autoswitch.conformance.logs.reach import unreachable
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
 from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
 from autoswitch.conformance.trace.vocabulary import is_int, same
@@ -485,6 +490,7 @@ class _Problem:
                        for i in sorted({index for index, *_ in self.needs} | set(self.terms))}
         # the actions a search may take unobserved: none the log has every one of, nor a NEVER_UNOBSERVED one
         unobserved = [a for i, a in enumerate(self.actions.all) if i not in self.skipped]
+        self.unobserved = frozenset(a["tag"] for a in unobserved)
         # what each node's events observe of the facts a state fixes for every later one, of the kinds no unobserved step
         # the search may take breaks (a breaker among the events is a threat to the observations it may precede: facts.py)
         self.facts = Facts.of(m, kinds_for((a["tag"] for a in unobserved), self.opts))
@@ -1115,6 +1121,10 @@ def validate(log: Log | str | Path, max_gap: int | None = None, engine: str = "r
             progress(Progress(sum(x.expanded for x in searches), max(0, *(x.best for x in searches)), n,
                               now - started))
 
+    refusal = unreachable(log, merged, problem.unobserved, max_gap)  # a value no behaviour reaches: no search
+    if refusal is not None:
+        return Verdict(log.path, log.name, engine, REFUSED, n, 0, 0, round(time.perf_counter() - started, 3),
+                       event=refusal.event, reason=refusal.describe())
     searches, frames = _schedule(problem, max_gap, max_states, turned)
     refusals = [x for x in searches if x.strategy == EXACT and x.max_gap == max_gap and x.faults is None
                 and x.verdict == REFUSED]

@@ -226,3 +226,50 @@ def test_where_the_clock_counts_steps_the_default_gap_is_the_clocks(tmp_path: Pa
     verdict = validate(path)
     assert verdict.ok and verdict.found_by.startswith("exact, gap 12"), verdict.describe()
     assert validate(path, max_gap=3).found_by.startswith("exact, gap 3")
+
+
+# ---- refused before the search (conformance/logs/reach.py) -------------------------------------------------------------------
+
+REGISTRATION = EXAMPLE.parent / "registration.ndjson"
+
+
+def _registration(tmp: Path, line: int, name: str, value: object) -> Path:
+    lines = [json.loads(x) for x in REGISTRATION.read_text().splitlines()]
+    lines[line - 1]["observe"][name] = value
+    path = tmp / "registration.ndjson"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize(("line", "name", "value", "field", "why"), [
+    # every SendApplyBrokerId is logged (complete): two come before p2's register, so nextBrokerId is at most 3 (before:
+    # the search tried every behaviour within the gap, 243,387 states, 74 s)
+    (5, "metaFile", 9, "observe.metaFile = 9", "nextBrokerId, at most 3"),
+    (2, "tempFile", {"brokerId": 9, "checkCode": "10.0.0.1:30911;0"}, "observe.tempFile.brokerId = 9", "at most 3"),
+    (7, "masterEpoch", 10**6, "observe.masterEpoch = 1000000", "at most the steps before this event"),
+    (6, "role", "LEADER", "observe.role = 'LEADER'", "no state of the model has it"),
+    (6, "localMasterEpoch", -1, "observe.localMasterEpoch = -1", "an integer >= 0"),
+], ids=["meta-file-past-the-ids", "temp-file", "epoch-past-the-steps", "role", "negative-epoch"])
+def test_a_value_no_behaviour_reaches_is_refused_before_the_search(tmp_path: Path, line: int, name: str, value: object,
+                                                                   field: str, why: str) -> None:
+    verdict = validate(_registration(tmp_path, line, name, value))
+    assert verdict.status == REFUSED and verdict.expanded == 0, verdict.describe()
+    assert verdict.event is not None and verdict.event.where.endswith(f"registration.ndjson:{line}"), verdict.describe()
+    assert f"field {field}" in verdict.reason and why in verdict.reason, verdict.reason
+
+
+def test_a_value_that_contradicts_an_earlier_fact_is_refused_before_the_search(tmp_path: Path) -> None:
+    """p1 wrote metaFile 1 (p1.ndjson:1); its crash line says 2. No WipeDisk is logged, and the header's faults have none
+    the search may take unobserved: a meta file stays once written."""
+    def rewrite(files: Lines) -> None:
+        files["p1"][4]["observe"]["metaFile"] = 2
+    verdict = validate(variant(tmp_path, rewrite))
+    assert verdict.status == REFUSED and verdict.expanded == 0, verdict.describe()
+    assert verdict.event is not None and verdict.event.where.endswith("p1.ndjson:5"), verdict.describe()
+    assert "field observe.metaFile = 2" in verdict.reason and "p1.ndjson:1" in verdict.reason, verdict.reason
+
+    def wiped(files: Lines) -> None:  # where WipeDisk may be unobserved, the search decides
+        rewrite(files)
+        files["controller"][0]["meta"]["next"]["faults"] = ["WipeDisk"]
+    shutil.rmtree(tmp_path / "log")
+    assert validate(variant(tmp_path, wiped), max_states=200).expanded > 0

@@ -24,6 +24,8 @@ CASES = [
          "walk one-node, clock order"),
     Case("bench-logs-max-states", ("bench", "--logs", "--walks", "1", "--length", "12", "--max-states", "300", "safe-rocketmq-2p"),
          0, "at most 300 states a search"),
+    Case("bench-logs-refusals", ("bench", "--logs", "--walks", "1", "--length", "12", "--max-states", "500", "safe-rocketmq-2p"),
+         0, "unreachable: identity file, clock order"),
     Case("bench-logs-unknown-config", ("bench", "--logs", "--walks", "1", "nope"), 2, "nope"),
     Case("bench-logs-zero-max-states", ("bench", "--logs", "--max-states", "0"), 2, "--max-states"),
     Case("bench-max-states-without-logs", ("bench", "--walks", "1", "--max-states", "10"), 2, "--max-states is for --logs"),

@@ -20,6 +20,10 @@ CASES = [
     Case("out-a-file", ("fuzz", "--inputs", "1", "--out", "{traces}/z3/hw-truncation-step.itf.json"), 2, "--out"),
     Case("empty-corpus", ("fuzz", "--inputs", "1", "--corpus", "{tmp}", "--out", "{tmp}/out"), 2, "no trace files"),
     Case("no-such-corpus", ("fuzz", "--corpus", "{tmp}/nothing", "--out", "{tmp}/out"), 2, "does not exist"),
+    Case("logs", ("fuzz", "--logs", "--inputs", "20", "--seed", "3", "--out", "{tmp}/out"), 0, "fuzz --logs: 20 inputs, seed 3"),
+    Case("logs-only", ("fuzz", "--logs", "--seed", "3", "--only", "7", "--out", "{tmp}/out"), 0, "fuzz --logs: 1 inputs"),
+    Case("logs-empty-corpus", ("fuzz", "--logs", "--inputs", "1", "--corpus", "{tmp}", "--out", "{tmp}/out"), 2,
+         "no event logs"),
 ]
 
 
@@ -44,3 +48,14 @@ def _corpus() -> list[Path]:
 def test_a_new_out_folder_left_empty_is_removed(tmp_path: Path) -> None:
     run_case(Case("clean", ("fuzz", "--inputs", "3", "--corpus", "{traces}", "--out", "{tmp}/new/out"), 0), tmp_path)
     assert not (tmp_path / "new" / "out").exists()
+
+
+def test_a_log_that_breaks_the_contract_exits_1_and_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from autoswitch.conformance.logs import fuzz as log_fuzz
+
+    monkeypatch.setattr(log_fuzz, "judge", lambda case, row, path: "injected" if case.index == 4 else None)
+    result = run_case(Case("broken-log", ("fuzz", "--logs", "--inputs", "6", "--seed", "2", "--out", "{tmp}/out"), 1,
+                           "--only 4"), tmp_path)
+    case = log_fuzz.make_case(log_fuzz.corpus_logs(CHECKOUT / "traces"), 2, 4)
+    kept = tmp_path / "out" / ("seed-2-log-4" if case.folder else "seed-2-log-4.ndjson")
+    assert kept.exists() and "broke the contract" in result.output + result.stderr
