@@ -188,16 +188,23 @@ def _shown_unacked(seen: dict[str, Any]) -> bool:
             and after["confirmOffset"] > seen["B"]["leo"])
 
 
-def _zero_ack(d: DataPath) -> dict[str, Any]:
-    """Two empty stores, allAckInSyncStateSet. B, A's slave over a held link, reports offset 0 and nothing more. A puts
-    m0 (not acknowledged: B's ack is missing), then learns the set {A, B}: is m0 shown to consumers? Then A puts m1 and
-    B reports 0 again: does an unchanged ack recompute confirmOffset?"""
+def _held_empty_slave(d: DataPath) -> dict[str, Any]:
+    """Two empty stores with allAckInSyncStateSet: A master of {A}, B its slave over a link, held once B has reported
+    offset 0 (caught up: A proposes {A, B}). A's view then."""
     d.open(1, ackTimeoutMs=500, allAck=True)
     d.open(2, ackTimeoutMs=500, allAck=True)
     d.master(1, 1, [1])
     d.slave(2, 1, 1, link=True)
     connected = d.acked(1, 2)
     d.hold(2)
+    return connected
+
+
+def _zero_ack(d: DataPath) -> dict[str, Any]:
+    """Two empty stores, allAckInSyncStateSet. B, A's slave over a held link, reports offset 0 and nothing more. A puts
+    m0 (not acknowledged: B's ack is missing), then learns the set {A, B}: is m0 shown to consumers? Then A puts m1 and
+    B reports 0 again: does an unchanged ack recompute confirmOffset?"""
+    connected = _held_empty_slave(d)
     first = d.put(1)
     learnt = d.sync_state_set(1, [1, 2])
     second = d.put(1)
@@ -307,12 +314,7 @@ def _expand_without_union(d: DataPath) -> dict[str, Any]:
     """Two empty stores, allAckInSyncStateSet. B, A's slave over a held link, reports 0: caught up, so A proposes
     {A, B}, which the controller may apply at once. Before A learns the answer, A puts m0: against which set is it
     acknowledged?"""
-    d.open(1, ackTimeoutMs=500, allAck=True)
-    d.open(2, ackTimeoutMs=500, allAck=True)
-    d.master(1, 1, [1])
-    d.slave(2, 1, 1, link=True)
-    proposing = d.acked(1, 2)
-    d.hold(2)
+    proposing = _held_empty_slave(d)
     status = d.put(1)
     return {"A proposing": proposing, "put m0": status, "A": d.view(1), "B": d.view(2)}
 
