@@ -20,6 +20,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from autoswitch.conformance.cluster.build import DEFAULT_VERSION as CLUSTER_VERSION
+from autoswitch.conformance.cluster.settings import SETTINGS as CLUSTER_SETTINGS
 from autoswitch.conformance.engines import ENGINES, KINDS, REAL
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
@@ -1214,10 +1216,10 @@ def cluster() -> None:
 @click.option("--out", default=None, metavar="DIR", help="An empty or new folder for the run. Default: cluster-runs/<time>-seed<N>.")
 @click.option("--brokers", default=2, show_default=True, type=click.IntRange(2, 3), help="Brokers in the set.")
 @click.option("--settings", "settings_name", default="safe", show_default=True,
-              type=click.Choice(["safe", "allack-off", "unclean"]), help="The broker and controller settings (a model row).")
+              type=click.Choice(list(CLUSTER_SETTINGS)), help="The broker and controller settings (a model row).")
 @click.option("--duration", default=60.0, show_default=True, type=click.FloatRange(20, 3600), metavar="SECONDS",
               help="Seconds of workload; the faults end 5 s before.")
-@click.option("--rocketmq-version", default="5.5.0", show_default=True, metavar="VERSION", help="The release to run.")
+@click.option("--rocketmq-version", default=CLUSTER_VERSION, show_default=True, metavar="VERSION", help="The release to run.")
 @click.option("--metadata-loss", is_flag=True, help="One fault alone: the name server killed and its controller's store "
               "deleted (the model's ControllerMetadataLoss; MC_live_meta says the set does not heal).")
 def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, duration: float, rocketmq_version: str,

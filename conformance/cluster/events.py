@@ -20,16 +20,12 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance.controls import Control
+from autoswitch.conformance.engines import Config
 from autoswitch.reference.state import NO_MASTER
 
 VALIDATE_SECONDS = 300.0
 MAX_STATES = 300_000  # the search's budget: a log it cannot explain within it is "gave up", not refused
 EXPLAINED, REFUSED, GAVE_UP, ERROR = "explained", "refused", "gave up", "error"
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 CRASH_EVENTS, RESTART_EVENTS = ("kill -9", "exited by itself"), ("restart",)
@@ -62,8 +58,7 @@ def controller_log(watch: Sequence[Mapping[str, Any]], brokers: Mapping[str, int
     """The header and the controller's events."""
     processes = {f"p{k}": f"127.0.0.1:{port}" for k, port in enumerate(brokers.values(), 1)}
     meta = {"description": f"autoswitch cluster run: the controller's view, polled ({control.name})",
-            "processes": processes, "policy": control.policy,
-            "options": {_camel(k): v for k, v in control.options.items()}, "complete": ["Crash", "Restart"],
+            **Config(processes, control.model_options).to_meta(), "complete": ["Crash", "Restart"],
             # the run's faults are kill -9 and restarts (Crash, Restart), pauses (heartbeat expiries, lost responses) and
             # the controller's restart (ControllerFailover: DLedger keeps its metadata): none of the newer fault kinds
             "next": {"brokerIds": list(range(1, len(processes) + 1)), "switches": ["DataPath"], "faults": []}}

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autoswitch.conformance.rocketmq.jvm import TAIL_LINES, Build, HarnessError
+from autoswitch.conformance.rocketmq.jvm import TAIL_LINES, HarnessError
 
 PORT_RANGE = (12000, 32000)  # below Linux's ephemeral range (32768-60999), so no client socket takes a broker's port
 _LIVE: set[subprocess.Popen] = set()
@@ -49,15 +49,6 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 
 atexit.register(_kill_all)
-
-
-def java_command(built: Build, home: Path, main: str, *args: str, heap: str = "256m") -> list[str]:
-    """A launcher's JVM: a small heap, C1 only (quick to start on a shared 2-core machine), RocketMQ's logs under
-    ``home`` (logback writes ${user.home}/logs/rocketmqlogs)."""
-    return ["java", f"-Xmx{heap}", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"-Duser.home={home}",
-            f"-Drocketmq.home.dir={home}", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-            "--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-            "-cp", f"{built.jar}{os.pathsep}{built.classpath}", f"autoswitch.cluster.{main}", *args]
 
 
 class Jvm:

@@ -16,10 +16,11 @@ from attrs import frozen
 from autoswitch.conformance.cluster import check as history
 from autoswitch.conformance.cluster import events
 from autoswitch.conformance.cluster.build import Build, HarnessError, build
-from autoswitch.conformance.cluster.procs import Jvm, free_ports, java_command, run_client, wait_listening
+from autoswitch.conformance.cluster.procs import Jvm, free_ports, run_client, wait_listening
 from autoswitch.conformance.cluster.schedule import KILL, KILL_NAMESRV, PAUSE, WIPE_CONTROLLER, Fault, Schedule, make_schedule
 from autoswitch.conformance.cluster.settings import SETTINGS
 from autoswitch.conformance.errors import EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT
+from autoswitch.conformance.rocketmq.jvm import java_command
 
 CLUSTER, BROKER_SET, TOPIC, QUEUES = "autoswitch", "broker-a", "autoswitch-history", 4
 START_SECONDS = 90.0  # a JVM's bound to listen (a loaded 2-core machine starts a broker in 5-20 s)
@@ -27,6 +28,7 @@ SETUP_SECONDS = 120.0  # the set has a master, all brokers registered, the topic
 IN_SYNC_SECONDS = 90.0  # every broker in the SyncStateSet before the workload
 HEAL_SECONDS = 120.0  # after the faults: a master and every broker in the SyncStateSet again
 LOSS_HEAL_SECONDS = 60.0  # after a metadata loss: 30 of the brokers' metadata syncs (syncBrokerMetadataPeriod 2 s)
+USER_HOME = "user-home"  # a node's user.home, under its folder: RocketMQ's own logs are in rocketmq_logs(node folder)
 NOT_REGISTERED = "hasn't been registered in controller"  # the controller's refusal of registerBrokerToController (2010)
 READ_SECONDS = 180.0
 WATCH_PERIOD_MS = 250  # short: two polls should see each change of the controller's view
@@ -72,6 +74,11 @@ class Outcome:
     validation: events.Validation | None = None
 
 
+def rocketmq_logs(node_dir: Path) -> Path:
+    """Where a node's RocketMQ logs are (logback writes ${user.home}/logs/rocketmqlogs)."""
+    return node_dir / USER_HOME / "logs" / "rocketmqlogs"
+
+
 def _properties(path: Path, values: dict[str, str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
@@ -111,10 +118,11 @@ class ClusterRun:
 
     def jvm(self, name: str, main: str, *args: str, heap: str = "256m") -> Jvm:
         assert self.built is not None
-        home = self.node_dir(name) / "home"
+        home = self.node_dir(name) / USER_HOME
         home.mkdir(parents=True, exist_ok=True)
-        return Jvm(name, java_command(self.built, home, main, *args, heap=heap), self.node_dir(name) / "console.log",
-                   self.node_dir(name))
+        command = java_command(self.built, home, f"autoswitch.cluster.{main}", *args, heap=heap,
+                               options=("-Xss512k", f"-Drocketmq.home.dir={home}"))
+        return Jvm(name, command, self.node_dir(name) / "console.log", self.node_dir(name))
 
     # -- the controller's view (the watcher's last poll) ----------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -346,8 +354,8 @@ def run(config: RunConfig, echo: Callable[[str], None], result: Callable[[str], 
     outcome = Outcome(verdict, failovers, elections, healed, seconds, code, validation=validation)
     write_report(config, schedule, outcome, result)
     if config.metadata_loss:
-        refusals = sum(log.read_text(errors="replace").count(NOT_REGISTERED)
-                       for log in config.out.glob("nodes/broker-*/home/logs/rocketmqlogs/broker.log"))
+        logs = [rocketmq_logs(node) / "broker.log" for node in (config.out / "nodes").glob("broker-*")]
+        refusals = sum(log.read_text(errors="replace").count(NOT_REGISTERED) for log in logs if log.exists())
         result(f"verdict (registration): after the controller lost its metadata the set was "
                f"{'registered again' if healed else f'NOT registered again within {LOSS_HEAL_SECONDS:.0f} s'}; the "
                f"brokers' registerBrokerToController was refused {refusals} times (\"{NOT_REGISTERED}\"): the model's "
@@ -403,7 +411,7 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
               "- `watch.jsonl`: the controller's sync state data and the brokers' epoch caches, polled every "
               f"{WATCH_PERIOD_MS} ms", "- `events/controller.ndjson`: the controller's view as an event log; "
               "`validate.log`, `validate/`: `autoswitch validate` on it (the explanation as ITF, or the refusal)",
-              "- `nodes/<node>/console.log`, `nodes/<node>/home/logs/rocketmqlogs/`: each node's logs",
+              f"- `nodes/<node>/console.log`, `nodes/<node>/{rocketmq_logs(Path()).as_posix()}/`: each node's logs",
               "", f"Repeat the schedule: `{config.command()}`", ""]
     (config.out / "report.md").write_text("\n".join(lines))
     (config.out / "summary.json").write_text(json.dumps({

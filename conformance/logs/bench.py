@@ -14,8 +14,7 @@ refusal is a finding (the search, the cut, or the implementation's events are wr
 Beside them, the time to a refusal: per walk and clock, a few logs with one value no behaviour reaches (UNREACHABLE:
 the walk's full log, its controller view, every third event and p1's events, with an epoch, the id counter or an offset
 falsified past every bound, cut.falsify; the full log with an identity file past the ids handed out, cut.past_ids), put
-to ``validate`` alone
-(mode ``validate``, cut ``unreachable: ...``). Each must be refused: one explained, or given up, is a finding too.
+to ``validate`` alone (mode ``validate``, cut ``unreachable: ...``). Each must be refused: one explained, or given up, is a finding too.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,14 +104,17 @@ def build(version: str = DEFAULT_VERSION) -> Build:
     return maven_build(HERE, "rocketmq-harness", version, "harness", {"harness.excludes": DATA_ONLY.get(version, "none")})
 
 
-def java_command(built: Build, home: Path) -> list[str]:
-    """The harness JVM's command line. user.home: RocketMQ's logback writes ${user.home}/logs/rocketmqlogs; --add-opens:
-    hessian, which the controller's classes load, reads java.lang's fields, and a store before 5.2 unmaps its files
-    through sun.nio.ch.DirectBuffer (UtilAll.cleanBuffer), as RocketMQ's own start scripts allow on Java 9+."""
-    return ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", f"-Duser.home={home}",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "-cp", f"{built.jar}{os.pathsep}{built.classpath}", "autoswitch.harness.Harness"]
+def java_command(built: Build, home: Path, main: str = "autoswitch.harness.Harness", *args: str, heap: str = "256m",
+                 options: Sequence[str] = ()) -> list[str]:
+    """A JVM running ``main`` of a build on RocketMQ's classes (the harness; the cluster's launchers): a small heap, C1
+    only (quick to start on a shared 2-core machine), then ``options``. user.home: RocketMQ's logback writes
+    ${user.home}/logs/rocketmqlogs; the module flags: hessian, which the controller's classes load, reads java.lang's
+    fields, and a store before 5.2 unmaps its files through sun.nio.ch.DirectBuffer (UtilAll.cleanBuffer), as
+    RocketMQ's own start scripts allow on Java 9+."""
+    return ["java", f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *options, f"-Duser.home={home}",
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+            "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+            "-cp", f"{built.jar}{os.pathsep}{built.classpath}", main, *args]
 
 
 class Session:
