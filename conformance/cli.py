@@ -22,7 +22,7 @@ from rich.table import Table
 
 from autoswitch.conformance.cluster.build import DEFAULT_VERSION as CLUSTER_VERSION
 from autoswitch.conformance.cluster.settings import SETTINGS as CLUSTER_SETTINGS
-from autoswitch.conformance.engines import ENGINES, KINDS, REAL
+from autoswitch.conformance.engines import ENGINES, KINDS, REAL, REAL_DATA
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
@@ -186,7 +186,7 @@ def replay(paths: tuple[str, ...], against: str, rocketmq_version: str, report: 
     sys.exit(replay_exit_code(results))
 
 
-def real_engine(version: str, versions: tuple[str, ...] = VERSIONS) -> str:
+def real_engine(version: str, versions: tuple[str, ...] = VERSIONS, name: str = REAL) -> str:
     """The engine name of RocketMQ ``version`` ("rocketmq" for the default release), checked before anything runs:
     a release not among ``versions``, or no java or mvn here, is a usage error (exit 2) naming what is missing."""
     from autoswitch.conformance.rocketmq.jvm import unavailable_reason
@@ -196,7 +196,7 @@ def real_engine(version: str, versions: tuple[str, ...] = VERSIONS) -> str:
     problem = unavailable_reason()
     if problem:
         raise click.UsageError(f"the rocketmq engine needs java and mvn: {problem}; nothing was replayed on RocketMQ")
-    return REAL if version == DEFAULT_VERSION else f"{REAL}@{version}"
+    return name if version == DEFAULT_VERSION else f"{name}@{version}"
 
 
 def _summary(results: list, engines: list[str]) -> None:
@@ -282,6 +282,17 @@ def scenarios(out: str) -> None:
     from autoswitch.conformance.scenarios import write_scenarios
 
     for path in write_scenarios(output_folder(out, "--out")):
+        console.print(str(path))
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False), default="spec", show_default=True)
+def configs(out: str) -> None:
+    """Write the spec's TLC configurations (MC_*.cfg) from the table of conformance/cfgs.py under OUT (default: spec/,
+    where a test checks the committed ones are exactly these)."""
+    from autoswitch.conformance.cfgs import write_cfgs
+
+    for path in write_cfgs(output_folder(out, "--out")):
         console.print(str(path))
 
 
@@ -385,9 +396,9 @@ def _bench_check(configs: tuple[str, ...]) -> None:
 
 def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, configs: tuple[str, ...]) -> None:
     """bench --logs (logs/bench.py): a line per log and mode as it ends, then one table, a row per clock, source and cut."""
+    from autoswitch.conformance.controls import select
     from autoswitch.conformance.logs.bench import MODES, SAFETY, bench_logs, summaries, times, unreachable, wrong
     from autoswitch.conformance.logs.search import EXPLAINED, GAVE_UP, MAX_STATES
-    from autoswitch.conformance.simulation.campaign import select
 
     try:
         names = tuple(c.name for c in select(list(configs))) if configs else SAFETY
@@ -431,8 +442,8 @@ def _bench_logs(walks: int, length: int, seed: int, max_states: int | None, conf
 
 def _bench_campaigns(walks: int, length: int, seed: int, configs: tuple[str, ...]) -> None:
     """bench --campaigns (simulation/bench.py): one table, a row per configuration, the strategies side by side."""
+    from autoswitch.conformance.controls import select
     from autoswitch.conformance.simulation.bench import STRATEGIES, compare, negative_controls
-    from autoswitch.conformance.simulation.campaign import select
 
     try:
         names = tuple(c.name for c in select(list(configs))) if configs else negative_controls()
@@ -714,7 +725,7 @@ def _check_one(name: str, symmetry: bool, out: Path, replay_traces: bool, with_t
 @click.option("--traces", "traces_dir", type=click.Path(file_okay=False), default=None,
               help="Also copy each counterexample that replays to its violation here as DESIGN-PROPERTY.itf.json "
                    "(traces/designs).")
-@click.option("--markdown", is_flag=True, help="Print the table as the README's Markdown.")
+@click.option("--markdown", is_flag=True, help="Print the table as docs/designs.md shows it (Markdown).")
 @spec_dir_option
 def compare(designs: str | None, out: str, traces_dir: str | None, markdown: bool, spec_dir: str | None) -> None:
     """Compare the designs RIP-44 replaced with controller mode (conformance/compare.py): for each design and each
@@ -832,7 +843,7 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 
 @main.command()
 @click.option("--walks", type=click.IntRange(min=1), default=DEFAULT_WALKS, show_default=True,
-              help="Walks per configuration (>= 1); the full campaign of the README's figures: 1000.")
+              help="Walks per configuration (>= 1); the full campaign: 1000.")
 @click.option("--length", type=click.IntRange(min=1), default=100, show_default=True, help="Steps per walk (1 to 100000).")
 @click.option("--seed", type=int, default=1, show_default=True,
               help="Campaign seed, any integer: walk I of configuration C is seeded from a hash of (seed, C, I).")
@@ -857,11 +868,12 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
 @click.option("--guide/--no-guide", default=False, show_default=True,
               help="Coverage guidance: walks reaching new abstract states are replayed and extended within a chunk "
               "(simulation/guide.py).")
-@click.option("--against", type=click.Choice(["impl", REAL]), default="impl", show_default=True,
-              help="The engine each step of the reference is compared with: the implementation, or RocketMQ's own "
-              "controller (the rocketmq engine: needs java and mvn).")
+@click.option("--against", type=click.Choice(["impl", REAL, REAL_DATA]), default="impl", show_default=True,
+              help="The engine each step of the reference is compared with: the implementation, RocketMQ's own "
+              "controller (rocketmq), or RocketMQ's stores (rocketmq-data: each broker's data path on a real "
+              "DefaultMessageStore, its HA frames stepped; docs/fidelity.md). Both need java and mvn.")
 @click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
-              help="With --against rocketmq: the RocketMQ release.")
+              help="With --against rocketmq or rocketmq-data: the RocketMQ release.")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
              sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool, against: str, rocketmq_version: str) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
@@ -873,8 +885,9 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
 
     Exits 1 if a safe configuration shows a violation or divergence, or a negative control is not found;
     2 on a bad argument or an OUT that cannot hold this campaign, before any work."""
+    from autoswitch.conformance.controls import DEFAULT_CONFIGS, controller_mode, select
     from autoswitch.conformance.errors import InputError
-    from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, controller_mode, parse_weights, select
+    from autoswitch.conformance.simulation.campaign import parse_weights
     from autoswitch.conformance.simulation.spark import Campaign, check_master
 
     try:
@@ -882,9 +895,10 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
         if configs is not None:
             names = [c.strip() for c in configs.split(",") if c.strip()]
         else:
-            names = [c for c in DEFAULT_CONFIGS if against != REAL or controller_mode(c)]
+            names = [c for c in DEFAULT_CONFIGS if against == "impl" or controller_mode(c)]
         chosen = tuple(c.name for c in select(names))
-        engine = real_engine(rocketmq_version) if against == REAL else "impl"
+        engine = "impl" if against == "impl" else real_engine(rocketmq_version, DATA_VERSIONS if against == REAL_DATA else VERSIONS,
+                                                               against)
         campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide, engine)
         if walk is not None and do_bench:
             raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")
@@ -901,8 +915,8 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
 
 
 def _one_walk(campaign, walk: int, out: Path) -> None:
+    from autoswitch.conformance.controls import grid
     from autoswitch.conformance.errors import InputError
-    from autoswitch.conformance.simulation.campaign import grid
     from autoswitch.conformance.simulation.spark import walk_as_expected, walk_row
     from autoswitch.conformance.simulation.store import prepare_walk
 
@@ -1139,7 +1153,7 @@ def _fuzz_table(rows: Counter, inputs: int, seed: int, title: str = "fuzz") -> N
               help="With --run: model-check the fixed setting when it is one of the small configurations.")
 @click.option("--out", type=click.Path(file_okay=False), default="out/check", show_default=True,
               help="With --run: where a counterexample of the fixed setting would be written.")
-@click.option("--markdown", is_flag=True, help="Print the catalogue as the README's table.")
+@click.option("--markdown", is_flag=True, help="Print the catalogue as docs/known-bugs.md's table.")
 @spec_dir_option
 def bugs(bug_id: str | None, check_fixed: bool, out: str, markdown: bool, spec_dir: str | None) -> None:
     """The known RocketMQ and Kafka bugs the model reproduces (conformance/known_bugs.py): reference, setting,

@@ -14,8 +14,8 @@ or its shortest counterexample, each cell with the one command that reproduces i
   earlier), and a search of the others goes on; a search that finds none explored every state, so each property left
   holds with that count of distinct states. The cell's command, checking P alone, finds the same depth and count.
 
-The results are a list of :class:`Cell`; ``markdown_table`` renders the README's table from them, and the committed
-results (:data:`RESULTS`, written by ``autoswitch compare --out``) keep the README and a fresh run comparable.
+The results are a list of :class:`Cell`; ``markdown_table`` renders docs/designs.md's table from them (:data:`TABLE_PAGE`), and the
+committed results (:data:`RESULTS`, written by ``autoswitch compare --out``) keep that page and a fresh run comparable.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from autoswitch.reference.liveness import LIVENESS_BY_NAME
 from autoswitch.reference.state import DLEDGER, MASTER_SLAVE
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "conformance" / "compare.json"  # the committed results the README's table is rendered from
+RESULTS = ROOT / "conformance" / "compare.json"  # the committed results the table of TABLE_PAGE is rendered from
+TABLE_PAGE = "docs/designs.md"  # the page that shows markdown_table of RESULTS (a test keeps the two equal)
 TRACES = "traces/designs"  # each cell's counterexample, with #meta.expect: the corpus replays it
 
 # MODEL.md §6 in its order (BrokerIdStable and EpochsMonotonic are action properties), then §8

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from attrs import frozen
 
-from autoswitch.conformance.trace.replay import broken_properties
 from autoswitch.reference.actions import (
     ACTIONS,
     ADDR,
@@ -35,6 +34,7 @@ from autoswitch.reference.actions import (
 )
 from autoswitch.reference.broker import GUARDS
 from autoswitch.reference.faults import LATE_REQUESTS
+from autoswitch.reference.invariants import broken_properties
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import System
 

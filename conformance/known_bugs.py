@@ -5,7 +5,9 @@ project's own documentation, or, for a failure derived from the code and not rep
 ``../shared/ROCKETMQ.md`` that derives it), the setting that re-creates it (a truncation policy and the ``Options``
 fields that differ from the safe defaults, or a fault of MODEL.md §9), the property it breaks, its shortest known
 counterexample (``traces/known-bugs/<id>.itf.json``, whose ``#meta.bug`` names the row) and the fixed setting
-that holds. ``control`` is the row of controls.py (the registry of configurations) with the same setting.
+that holds. ``control`` names the row of controls.py (the registry of settings) that re-creates it, and the row takes
+from it what the control states once: the policy, the options, the property, the fault, and, when the checker found
+the counterexample, its spec configuration, length and initial predicate (:class:`KnownBug`).
 
 ``steps`` counts the actions after the configuration's initial state (``start``: ``Init``, or ``InitRegistered``,
 which the trace reaches by the registration steps of conformance/check/checker.py first), as TLC prints a
@@ -27,12 +29,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from attrs import field, frozen
+from attrs import Factory, field, frozen
 
+from autoswitch.conformance.cfgs import initial_predicate
+from autoswitch.conformance.controls import Control, by_name, options_of
 from autoswitch.conformance.engines import OPTION_FIELDS, Config, config_from_meta, make_engine
 from autoswitch.conformance.trace.itf import load_trace
-from autoswitch.conformance.trace.replay import broken_properties
 from autoswitch.reference import NotEnabled, Options
+from autoswitch.reference.invariants import broken_properties
 from autoswitch.reference.liveness import LIVENESS_BY_NAME
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -47,6 +51,7 @@ ROCKETMQ_ISSUE = "https://github.com/apache/rocketmq/issues/"
 KAFKA_JIRA = "https://issues.apache.org/jira/browse/"
 KAFKA_KIP = "https://cwiki.apache.org/confluence/display/KAFKA/"
 ROCKETMQ_DEPLOY_DOC = "https://github.com/apache/rocketmq/blob/develop/docs/en/controller/deploy.md"
+TABLE_PAGE = "docs/known-bugs.md"  # the page that shows markdown_table (a test keeps the two equal)
 
 
 @frozen
@@ -62,29 +67,50 @@ class Fix:
     options: Mapping[str, Any] = {}
 
 
+def _row(bug: KnownBug) -> Control:
+    row = by_name(bug.control)
+    if row is None:
+        raise ValueError(f"known bug {bug.id}: control {bug.control!r} is no row of controls.py")
+    return row
+
+
+def _steps(bug: KnownBug) -> int | None:
+    return _row(bug).steps if bug.found_by == CHECKER else None
+
+
+def _start(bug: KnownBug) -> str:
+    row = _row(bug)
+    return (initial_predicate(row.cfg) or INIT) if bug.found_by == CHECKER and row.cfg else INIT
+
+
 @frozen
 class KnownBug:
-    """One failure the model reproduces."""
+    """One failure the model reproduces. Its setting is its ``control``'s, the row of controls.py that re-creates it,
+    stated there once: the policy, the options, the property the row breaks and the fault its runs need; and, for a
+    counterexample the checker found (``found_by`` CHECKER), the row's spec configuration, the counterexample's length
+    there and the initial predicate it starts from (cfgs.py). A scenario's or a built trace gives its own ``steps`` and
+    ``start``; a scenario is the row's trace (``source``)."""
 
     id: str
     title: str
     system: str  # "RocketMQ" | "Kafka"
-    reference: str  # as the README cites it
+    reference: str  # as TABLE_PAGE cites it
     url: str
     origin: str  # REPORTED | DOCUMENTED | DERIVED
     description: str  # one paragraph, from the public description (or the code, for DERIVED)
-    property: str  # an invariant of reference/invariants.py or a liveness property of reference/liveness.py
     fix: Fix
-    policy: str = "rocketmq"
-    options: Mapping[str, Any] = field(factory=dict)  # Options fields that differ from the safe defaults
-    fault: str | None = None  # a fault of MODEL.md §9 the row needs (reference/liveness.py NEW_FAULTS)
-    control: str | None = None  # the row of controls.py with this setting
-    config: str | None = None  # spec/<config>.cfg: autoswitch check (and TLC) find the counterexample there
-    start: str = INIT
-    steps: int | None = None  # the counterexample's length after ``start``
+    control: str  # the row of controls.py with this setting
     found_by: str = CHECKER
-    source: str | None = None  # the committed scenario the trace is adopted from (None: the checker's, or built)
+    steps: int | None = field(default=Factory(_steps, takes_self=True))  # the counterexample's length after ``start``
+    start: str = field(default=Factory(_start, takes_self=True))
     pending: tuple[str, ...] = ()  # what this row needs that is merged later
+    def __attrs_post_init__(self) -> None:
+        if self.property is None:
+            raise ValueError(f"known bug {self.id}: control {self.control} is a safe setting")
+        if self.found_by == CHECKER and (self.steps, self.start) != (_steps(self), _start(self)):
+            raise ValueError(f"known bug {self.id}: the checker's counterexample has its control's steps and start")
+        if self.found_by == SCENARIO and self.source is None:
+            raise ValueError(f"known bug {self.id}: control {self.control} has no trace to adopt")
 
     @property
     def kind(self) -> str:
@@ -108,23 +134,34 @@ class KnownBug:
 
     @property
     def setting(self) -> str:
-        """The setting in MODEL.md's names, as the README shows it."""
+        """The setting in MODEL.md's names, as TABLE_PAGE shows it."""
         names = {f: name for name, f in OPTION_FIELDS.items()}
         parts = [] if self.policy == "rocketmq" else [f'policy "{self.policy}"']
         parts += [f"{names[k]} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in self.options.items()]
         parts += [f"fault {self.fault}"] if self.fault else []
         return ", ".join(parts)
 
+    # From the control (declared last: the field ``property`` would hide the builtin from the methods above): the policy
+    # and the Options fields that differ from the safe defaults; the property (an invariant of reference/invariants.py or
+    # a liveness property of reference/liveness.py); the fault of MODEL.md §9 the row needs (reference/liveness.py
+    # NEW_FAULTS); the checker's spec configuration, spec/<config>.cfg, where autoswitch check (and TLC) find the
+    # counterexample; a scenario's committed trace, which the row's trace is adopted from (``source``).
+    policy: str = field(init=False, default=Factory(lambda b: _row(b).policy, takes_self=True))
+    options: Mapping[str, Any] = field(init=False, default=Factory(lambda b: _row(b).options, takes_self=True))
+    property: str = field(init=False, default=Factory(lambda b: _row(b).expects, takes_self=True))
+    fault: str | None = field(init=False, default=Factory(lambda b: next(iter(_row(b).faults), None), takes_self=True))
+    config: str | None = field(init=False, default=Factory(lambda b: _row(b).cfg if b.found_by == CHECKER else None,
+                                                          takes_self=True))
+    source: str | None = field(init=False, default=Factory(lambda b: _row(b).trace if b.found_by == SCENARIO else None,
+                                                          takes_self=True))
+
 
 _CHECK_SAFE = "tests/tools/test_check.py::test_safe_config_holds_with_tlc_state_count[{}]"
-_KAFKA21 = {"kafka_leader_epoch_on_election": True}
-# Kafka's fast leader changes (controls.py): unclean elections, acks from two replicas, not from the whole set.
-_FAST_LEADER = {"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2}
 _KAFKA_21_FIX = Fix(
     "policy kip279 with Kafka 2.1.0's epoch entry on election (KAFKA-7415)", "MC_data_kip279_epoch_fast",
-    "spec/README.md, TLC and the checker table: LogMatching holds on every state up to 12 steps after registration "
+    "docs/results/2026-11-23-data-path-tlc.md, TLC and the checker: LogMatching holds on every state up to 12 steps after registration "
     "(the counterexample needs 9); traces/kafka/K4-kip279-2.1.itf.json replays the K4 steps with the fix, every invariant "
-    "holding; autoswitch simulate kafka21-kip279-2p", policy="kip279", options=_KAFKA21)
+    "holding; autoswitch simulate kafka21-kip279-2p", policy="kip279", options=options_of("kafka21"))
 _ROCKETMQ_SAFE = "MC_data_reg1"
 _ROCKETMQ_SAFE_EVIDENCE = _CHECK_SAFE.format(_ROCKETMQ_SAFE) + "; autoswitch simulate safe-rocketmq-2p, safe-rocketmq-3p"
 
@@ -138,9 +175,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "can lie above the follower's high watermark: the follower drops it, the leader fails, the follower is elected and "
         "the acknowledged message is gone (KIP-101's first scenario). KIP-101 (Kafka 0.11.0.0) truncates by leader epoch "
         "instead, asking the leader where the follower's last epoch ends.",
-        "NoAckedMessageLost", Fix("policy kip101 (KIP-101's leader epochs)", "MC_data_reg1_kip101",
-                                  _CHECK_SAFE.format("MC_data_reg1_kip101") + "; traces/kafka/K1-kip101.itf.json", policy="kip101"),
-        policy="hw", control="hw", config="MC_neg_hw_reg1", start=INIT_REGISTERED, steps=12),
+        Fix("policy kip101 (KIP-101's leader epochs)", "MC_data_reg1_kip101",
+            _CHECK_SAFE.format("MC_data_reg1_kip101") + "; traces/kafka/K1-kip101.itf.json", policy="kip101"),
+        control="hw"),
     KnownBug(
         "kafka-1211-divergence", "high-watermark truncation lets two replicas diverge", "Kafka", "KAFKA-1211 (KIP-101)",
         KAFKA_JIRA + "KAFKA-1211", REPORTED,
@@ -150,8 +187,7 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "and it then copies the new leader's later messages after it: the same offsets hold different messages on the two "
         "replicas for ever. KIP-101 alone does not fix this setting: with policy kip101 (Kafka 0.11) or kip279 (2.0) "
         "the same steps still diverge, the new leader having no entry for its epoch yet (KAFKA-7415's case).",
-        "LogMatching", _KAFKA_21_FIX, policy="hw", options={"all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
-        control="hw-logmatching", config="MC_neg_hw_logmatching", start=INIT_REGISTERED, steps=12),
+        _KAFKA_21_FIX, control="hw-logmatching"),
     KnownBug(
         "kip-279-divergence", "KIP-101's epoch lookup after fast leader changes", "Kafka", "KIP-279 (KAFKA-6361)",
         KAFKA_KIP + "KIP-279%3A+Fix+log+divergence+between+leader+and+follower+after+fast+leader+fail+over", REPORTED,
@@ -161,8 +197,7 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "appends the leader's later messages after it: the logs diverge. KIP-279 (Kafka 2.0) answers with the largest epoch "
         "the leader has at or below the requested one and its end, and the follower truncates to the smaller end "
         "(traces/kafka/K3-kip279.itf.json: the same case under kip279 holds).",
-        "LogMatching", _KAFKA_21_FIX, policy="kip101", options=_FAST_LEADER, control="kip101", steps=40, found_by=SCENARIO,
-        source="traces/kafka/K3-kip101.itf.json"),
+        _KAFKA_21_FIX, control="kip101", found_by=SCENARIO, steps=40),
     KnownBug(
         "kafka-7415", "a new leader answers UNDEFINED for an epoch it has no entry for", "Kafka",
         "KAFKA-7415 (PR apache/kafka#5678)", KAFKA_JIRA + "KAFKA-7415", REPORTED,
@@ -171,8 +206,7 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "replica) gets UNDEFINED, falls back to its high watermark and keeps a record the leader does not have; the leader's "
         "next records are copied after it and the logs diverge. Kafka 2.1.0 records the epoch with the log end offset on "
         "election. Kafka 0.11.0.0's KIP-101 (policy kip101, MC_neg_kip101) breaks in the same 9 steps.",
-        "LogMatching", _KAFKA_21_FIX, policy="kip279", options=_FAST_LEADER, control="kip279-noepoch",
-        config="MC_neg_kip279_noepoch", start=INIT_REGISTERED, steps=9),
+        _KAFKA_21_FIX, control="kip279-noepoch"),
     # --- RocketMQ: reported -------------------------------------------------------------------------------------
     KnownBug(
         "rocketmq-5663", "acks counted against the old set while an expansion is in flight", "RocketMQ",
@@ -182,9 +216,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "with the master's copy alone while the controller's set already holds the slave; if the answer is lost and the "
         "master goes down, the controller elects the slave, which lacks the acknowledged message. PR #5798 (5.1.1) counts "
         "acks against the union of the local and the proposed set while the change is in flight.",
-        "NoAckedMessageLost", Fix("unionAckFix = true (PR #5798)", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE,
-                                  options={"union_ack_fix": True}),
-        options={"union_ack_fix": False}, control="union-off", config="MC_neg_union", steps=16),
+        Fix("unionAckFix = true (PR #5798)", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE, options={"union_ack_fix": True}),
+        control="union-off"),
     KnownBug(
         "rocketmq-6662", "confirmOffset moves on while a set member is disconnected", "RocketMQ",
         "apache/rocketmq #6662 (fix PR #6663, 5.1.1)", ROCKETMQ_ISSUE + "6662", REPORTED,
@@ -194,10 +227,10 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "that member lacks, and when it becomes master a consumed message is not in its log. PR #6663 keeps confirmOffset "
         "where it is while some member of the set has no connection. Here the member's broker crashes and the controller, "
         "which has not yet seen it go, elects it after the master's heartbeat expires.",
-        "NoPhantomRead", Fix("confirmFreezeFix = true (PR #6663)", "safe-rocketmq-3p",
-                             "autoswitch simulate safe-rocketmq-3p (the default grid: no violation); MC_data3 (three "
-                             "processes, every fix on) by name", options={"confirm_freeze_fix": True}),
-        options={"confirm_freeze_fix": False}, control="freeze-off", start=INIT_REGISTERED, steps=17, found_by=BUILT),
+        Fix("confirmFreezeFix = true (PR #6663)", "safe-rocketmq-3p",
+            "autoswitch simulate safe-rocketmq-3p (the default grid: no violation); MC_data3 (three processes, every fix "
+            "on) by name", options={"confirm_freeze_fix": True}),
+        control="freeze-off", found_by=BUILT, steps=17, start=INIT_REGISTERED),
     # --- RocketMQ: documented settings ----------------------------------------------------------------------------
     KnownBug(
         "rocketmq-unclean-election", "unclean election elects a replica without the acknowledged data", "RocketMQ",
@@ -205,9 +238,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "enableElectUncleanMaster = true lets the controller elect a replica outside the SyncStateSet when no member is "
         "alive; RocketMQ's deployment guide warns that it may elect a replica whose data lags and lose messages. Here the "
         "only member acknowledges a write and dies, and a replica that never copied the write becomes master.",
-        "NoAckedMessageLost", Fix("enableElectUncleanMaster = false (the default)", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE,
-                                  options={"enable_elect_unclean_master": False}),
-        options={"enable_elect_unclean_master": True}, control="unclean", config="MC_neg_unclean", steps=14),
+        Fix("enableElectUncleanMaster = false (the default)", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE,
+            options={"enable_elect_unclean_master": False}),
+        control="unclean"),
     KnownBug(
         "rocketmq-allack-off", "acks from inSyncReplicas copies, not the whole SyncStateSet", "RocketMQ",
         "RocketMQ docs, controller/deploy.md (allAckInSyncStateSet)", ROCKETMQ_DEPLOY_DOC, DOCUMENTED,
@@ -215,9 +248,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "(default 1) hold it, while any SyncStateSet member may be elected next; the deployment guide says only true "
         "guarantees that no message is lost. Here a write is acknowledged with the master's copy alone, the master dies "
         "and a member without it is elected.",
-        "NoAckedMessageLost", Fix("allAckInSyncStateSet = true", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE,
-                                  options={"all_ack_in_sync_state_set": True}),
-        options={"all_ack_in_sync_state_set": False}, control="allack-off", config="MC_neg_allack", steps=16),
+        Fix("allAckInSyncStateSet = true", _ROCKETMQ_SAFE, _ROCKETMQ_SAFE_EVIDENCE, options={"all_ack_in_sync_state_set": True}),
+        control="allack-off"),
     # --- RocketMQ: derived from the code --------------------------------------------------------------------------
     KnownBug(
         "rocketmq-confirm-shortcut", "confirmOffset shortcut on a one-member local set during an expansion", "RocketMQ",
@@ -227,11 +259,10 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "holds the slave: producers wait for the slave (they count the union, #5798) but consumers may read everything. "
         "If the slave is elected before it copies a consumed message, that message is not in the new master's log. Not "
         "reported upstream (spec/README.md, \"confirmOffset findings\").",
-        "NoPhantomRead", Fix("confirmShortcutFix = true (hypothetical: the shortcut on a one-member union)", _ROCKETMQ_SAFE,
-                             _CHECK_SAFE.format(_ROCKETMQ_SAFE) + " (MC_neg_shortcut is MC_data_reg1 with the fix off)",
-                             options={"confirm_shortcut_fix": True}),
-        options={"confirm_shortcut_fix": False}, control="shortcut-off", config="MC_neg_shortcut", start=INIT_REGISTERED,
-        steps=7),
+        Fix("confirmShortcutFix = true (hypothetical: the shortcut on a one-member union)", _ROCKETMQ_SAFE,
+            _CHECK_SAFE.format(_ROCKETMQ_SAFE) + " (MC_neg_shortcut is MC_data_reg1 with the fix off)",
+            options={"confirm_shortcut_fix": True}),
+        control="shortcut-off"),
     KnownBug(
         "rocketmq-confirm-zero-ack", "a member that acked offset 0 is left out of confirmOffset", "RocketMQ",
         "derived from the code, ROCKETMQ.md §8.4 (the `> 0` filter of PR #6729)", "", DERIVED,
@@ -240,11 +271,10 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "skipped too: when the master learns the larger set, confirmOffset jumps to its log end while the new member holds "
         "nothing, a consumer reads the message, and if the member is elected the message is not in its log. Not reported "
         "upstream (spec/README.md, \"confirmOffset findings\").",
-        "NoPhantomRead", Fix("confirmZeroAckFix = true (hypothetical: count acks >= 0)", _ROCKETMQ_SAFE,
-                             _CHECK_SAFE.format(_ROCKETMQ_SAFE) + " (MC_neg_zeroack is MC_data_reg1 with the fix off)",
-                             options={"confirm_zero_ack_fix": True}),
-        options={"confirm_zero_ack_fix": False}, control="zeroack-off", config="MC_neg_zeroack", start=INIT_REGISTERED,
-        steps=8),
+        Fix("confirmZeroAckFix = true (hypothetical: count acks >= 0)", _ROCKETMQ_SAFE,
+            _CHECK_SAFE.format(_ROCKETMQ_SAFE) + " (MC_neg_zeroack is MC_data_reg1 with the fix off)",
+            options={"confirm_zero_ack_fix": True}),
+        control="zeroack-off"),
     KnownBug(
         "rocketmq-epoch-reentry", "a re-entered epoch moves its start and the replicas diverge", "RocketMQ",
         "derived from the code, ROCKETMQ.md §8.6 and §10 item 12", "", DERIVED,
@@ -253,11 +283,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "current end: its data of that epoch is now filed under the previous one. A deposed master that kept writing in "
         "the previous epoch then finds that epoch with the same start and end on both sides, keeps its unacknowledged "
         "suffix and copies the new master's next messages after it: the logs diverge. Clean elections suffice.",
-        "LogMatching", Fix("epochReentryFix = true (hypothetical: truncate only the epochs above E)", _ROCKETMQ_SAFE,
-                           _ROCKETMQ_SAFE_EVIDENCE + "; traces/truncation/T9-epoch-reentry-fixed.itf.json",
-                           options={"epoch_reentry_fix": True}),
-        options={"epoch_reentry_fix": False}, control="reentry-off", steps=32, found_by=SCENARIO,
-        source="traces/negative/rocketmq-epoch-reentry-diverges.itf.json"),
+        Fix("epochReentryFix = true (hypothetical: truncate only the epochs above E)", _ROCKETMQ_SAFE,
+            _ROCKETMQ_SAFE_EVIDENCE + "; traces/truncation/T9-epoch-reentry-fixed.itf.json", options={"epoch_reentry_fix": True}),
+        control="reentry-off", found_by=SCENARIO, steps=32),
     # --- RocketMQ: liveness (lassos of the explicit-state checker on the MC_live_* configurations) ---
     KnownBug(
         "rocketmq-6382", "no re-election once the triggered retries fail", "RocketMQ",
@@ -267,9 +295,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "election whose event fails to append leaves the state stale). PR #6383 adds a periodic scan that triggers an "
         "election for every set whose master is inactive while some member is alive. Without it a set whose retries "
         "happened while no member was alive stays without a master after members come back.",
-        "EventuallyMaster", Fix("reelectScan = true (the periodic scan of 5.1.1)", "MC_live_reg",
-                                "autoswitch check MC_live_reg MC_live_data", options={"reelect_scan": True}),
-        options={"reelect_scan": False}, config="MC_live_neg_reelect", start=INIT_REGISTERED, found_by=CHECKER),
+        Fix("reelectScan = true (the periodic scan of 5.1.1)", "MC_live_reg", "autoswitch check MC_live_reg MC_live_data",
+            options={"reelect_scan": True}),
+        control="reelect-off"),
     KnownBug(
         "rocketmq-10875", "JRaft controller: the re-election scan's predicate is negated", "RocketMQ",
         "apache/rocketmq #8380 (PR #8383, not merged) and #10875 (fix PR #10885)", ROCKETMQ_ISSUE + "10875", REPORTED,
@@ -278,9 +306,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "a slave is inactive) and misses those whose master is dead while a slave is alive (#10875). The expired master is "
         "still reported once, so the first election happens; what is lost is the retry, which the model states as "
         "reelectScan = false, as for #6382 (ROCKETMQ.md §6.4).",
-        "EventuallyMaster", Fix("the predicate un-negated (PR #10885): reelectScan = true", "MC_live_reg",
-                                "autoswitch check MC_live_reg MC_live_data", options={"reelect_scan": True}),
-        options={"reelect_scan": False}, config="MC_live_neg_reelect", start=INIT_REGISTERED, found_by=CHECKER),
+        Fix("the predicate un-negated (PR #10885): reelectScan = true", "MC_live_reg",
+            "autoswitch check MC_live_reg MC_live_data", options={"reelect_scan": True}),
+        control="reelect-off"),
     KnownBug(
         "rocketmq-epoch-reentry-stuck", "a slave finds no consistent point after an epoch re-entry", "RocketMQ",
         "derived from the code, ROCKETMQ.md §8.6, §8.2 and §10 item 12", "", DERIVED,
@@ -288,9 +316,9 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "to its log end. A slave holding the epoch's old start finds no (epoch, start) the two sides agree on above an "
         "earlier one it cannot use, so its handshake never finds a consistent point and it never leaves READY: it never "
         "copies the master's log again (ROCKETMQ.md §8.2: with no common epoch the slave never progresses).",
-        "EventuallyInSync", Fix("epochReentryFix = true (hypothetical)", "MC_live_data",
-                                "autoswitch check MC_live_data", options={"epoch_reentry_fix": True}),
-        options={"epoch_reentry_fix": False}, config="MC_live_neg_reentry", start=INIT_REGISTERED, found_by=CHECKER),
+        Fix("epochReentryFix = true (hypothetical)", "MC_live_data", "autoswitch check MC_live_data",
+            options={"epoch_reentry_fix": True}),
+        control="reentry-off-live"),
     KnownBug(
         "rocketmq-controller-metadata-loss", "brokers stranded after the controller loses its metadata", "RocketMQ",
         "derived from the code, ROCKETMQ.md §7.5 and §7.2", "", DERIVED,
@@ -298,9 +326,8 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "poll gets METADATA_NOT_EXIST and registers again, which the controller refuses (the id was never applied there), "
         "and a restarted broker with a meta file never applies its id again: it stays unregistered for ever. No fix "
         "exists in RocketMQ at the snapshot; without the fault every broker registers.",
-        "EventuallyRegistered", Fix("none in RocketMQ: without the fault MC_live_reg holds", "MC_live_reg",
-                                    "autoswitch check MC_live_reg"),
-        fault="ControllerMetadataLoss", config="MC_live_meta", start=INIT_REGISTERED, found_by=CHECKER),
+        Fix("none in RocketMQ: without the fault MC_live_reg holds", "MC_live_reg", "autoswitch check MC_live_reg"),
+        control="meta-loss"),
 )
 
 BY_ID = {b.id: b for b in KNOWN_BUGS}
@@ -407,7 +434,7 @@ def _shortest(bug: KnownBug) -> str:
 
 
 def markdown_table(bugs: tuple[KnownBug, ...] = KNOWN_BUGS) -> str:
-    """The README's table (README.md, "Known bugs the model reproduces"), one line per row."""
+    """The catalogue's table (TABLE_PAGE, "Known bugs the model reproduces"), one line per row."""
     lines = ["| bug | reference | setting | property | shortest counterexample | fixed setting | reproduce |",
              "|---|---|---|---|---|---|---|"]
     for b in bugs:

@@ -35,6 +35,10 @@ LOGGED_STEPS = (
 # and its live table after each heartbeat that moves it, each expiry, failover and metadata loss (ControllerManager)
 LOGGED_CHANGES = {CONTROLLER_NODE: ("replicas", "nextBrokerId", "masterId", "masterEpoch", "syncStateSet", "syncStateSetEpoch",
                                     "alive")}
+# The header's claims (spec/README.md, "Event logs"; read by conformance/logs/events.py): that every event's clock is the
+# number of its step in the run, and, per node, the variables whose every change that node logs.
+CLOCK_COUNTS_STEPS = "clockCountsSteps"
+CHANGES_LOGGED = "changesLogged"
 
 
 def itf(value: Any) -> Any:

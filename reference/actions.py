@@ -49,6 +49,9 @@ PEER = Kind("peer", STR)  # the other end of a replication link (PartitionLink, 
 REQUEST = Kind("request", STR)  # the controller request SendLate computes: one of faults.LATE_REQUESTS
 
 TRIGGERS = ("broker", "controller", "admin")  # ElectMaster's trigger (MODEL.md §3)
+# The switches of the spec's Next (AutoSwitch.tla): the spec configuration's TRUE ones put the rows naming them
+# (``ActionDef.switch``) in Next; a lasso's ``#meta.next`` and a log's ``meta.next`` list the TRUE ones
+SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 
 # groups: the controller's own election scan, requests to the controller, a broker process's actions, its
 # data path, the trace-only leadership changes, and a trace's first state
@@ -215,6 +218,8 @@ _TABLE = (
     ActionDef("ControllerLeaderElected", LEADERSHIP, {}, None),
 )
 ACTIONS: dict[str, ActionDef] = {a.tag: a for a in _TABLE}
+if not {a.switch for a in _TABLE if a.switch} <= set(SWITCHES):
+    raise ImportError(f"a row's switch is not one of SWITCHES {SWITCHES}")
 
 
 WRITE_TAGS = frozenset({"Write", "MsWrite", "DlWrite"})  # a producer's write, in Next while nextMsg <= MaxMsgs

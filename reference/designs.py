@@ -54,6 +54,16 @@ def design_of(v: Vars) -> str:
     return DLEDGER if CONFIGURED_DLEDGER in roles else CONTROLLER
 
 
+def initial_system(processes: dict[str, str] | None = None, design: str = "controller") -> System:
+    """The Init state: an empty controller and the given processes (name -> first address), just started. In the
+    designs RIP-44 replaced, InitDesign (spec/Designs.tla): designs.initial_design."""
+    procs = frozendict({p: Process(addr=a) for p, a in (processes or {}).items()})
+    s = System(procs=procs)
+    if design == CONTROLLER:
+        return s
+    return initial_design(s, design)
+
+
 def initial_design(s: System, design: str) -> System:
     """InitDesign (spec/Designs.tla): every process runs (REGISTERED) with id 1..n in name order. 4.x: the first is
     the MASTER, the others its SLAVEs (following its id, not connected yet); DLedger: every member a follower of

@@ -185,3 +185,10 @@ def violated_invariants(v: Vars) -> list[str]:
 def violated_action_properties(v: Vars, w: Vars) -> list[str]:
     """Names of the action properties that fail on the step ``v -> w``."""
     return [prop.name for prop in ACTION_PROPERTIES if applicable(prop.reads, v, w) and not prop.holds(v, w)]
+
+
+def broken_properties(before: Vars | None, after: Vars) -> list[str]:
+    """The state invariants failing in ``after``, then the action properties failing on the step
+    ``before -> after`` (none when ``before`` is None: the initial state). A trace's first violation is
+    the first name of the first state where this is not empty."""
+    return violated_invariants(after) + (violated_action_properties(before, after) if before is not None else [])

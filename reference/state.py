@@ -168,18 +168,6 @@ class System:
         return next((p for p, x in self.procs.items() if x.meta_file == broker_id and broker_id != NO_ID), None)
 
 
-def initial_system(processes: dict[str, str] | None = None, design: str = "controller") -> System:
-    """The Init state: an empty controller and the given processes (name -> first address), just started. In the
-    designs RIP-44 replaced, InitDesign (spec/Designs.tla): designs.initial_design."""
-    procs = frozendict({p: Process(addr=a) for p, a in (processes or {}).items()})
-    s = System(procs=procs)
-    if design == CONTROLLER:
-        return s
-    from .designs import initial_design  # designs.py builds on this module
-
-    return initial_design(s, design)
-
-
 @frozen
 class Options:
     """Model options of MODEL.md §3-§5. The defaults are the safe settings: RocketMQ's truncation,

@@ -42,7 +42,7 @@ from autoswitch.conformance import explore
 from autoswitch.conformance.check import checker as checker_module
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress, Start
 from autoswitch.conformance.check.codec import CodecError, decode, encode
-from autoswitch.conformance.check.search import How
+from autoswitch.conformance.check.how import How
 from autoswitch.conformance.check.store import (
     FORMAT,
     Checkpoint,

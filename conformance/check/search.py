@@ -8,31 +8,9 @@ is a shortest one."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-
-from attrs import frozen
 
 from autoswitch.conformance.check.checker import Checker, CheckResult, Progress
-
-
-@frozen
-class How:
-    """How to run a search: ``workers`` processes on this machine, or Spark ``master`` (a URL; None: not Spark);
-    ``checkpoint``: a folder where the search saves its state after each level and resumes from when it holds one;
-    ``memory``: how many fingerprints stay in memory before the store spills to disk (None: no limit)."""
-
-    workers: int = 1
-    master: str | None = None
-    checkpoint: Path | None = None
-    memory: int | None = None
-
-    @property
-    def local(self) -> bool:
-        """This process alone, as Checker.run."""
-        return self.master is None and self.workers == 1 and self.checkpoint is None and self.memory is None
-
-
-LOCAL = How()
+from autoswitch.conformance.check.how import LOCAL, How
 
 
 def search(checker: Checker, how: How = LOCAL, on_progress: Callable[[Progress], None] | None = None,

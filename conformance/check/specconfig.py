@@ -22,9 +22,10 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.conformance.engines import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
+from autoswitch.conformance.engines.config import OPTION_FIELDS, SET_OPTIONS, Config, config_from_meta, spec_constant
 from autoswitch.conformance.errors import InputError
 from autoswitch.reference import Options
+from autoswitch.reference.actions import SWITCHES
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 from autoswitch.reference.liveness import LIVENESS, LIVENESS_BY_NAME, NEW_FAULTS
 from autoswitch.reference.state import CONTROLLER, DESIGNS
@@ -35,10 +36,10 @@ SPEC_DIR_ENV = "AUTOSWITCH_SPEC_DIR"
 CHECKOUT_SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 _chosen: Path | None = None
 
-# The bounds of StateConstraint and DataNext (AutoSwitch.tla), and the switches of Next. The other constants are the
-# policy and the model options: each Options field's #meta name capitalised (engines.OPTION_FIELDS, spec_constant).
+# The bounds of StateConstraint and DataNext (AutoSwitch.tla); the switches of Next are reference/actions.py's SWITCHES.
+# The other constants are the policy and the model options: each Options field's #meta name capitalised
+# (engines.OPTION_FIELDS, spec_constant).
 BOUNDS = ("MaxEpoch", "MaxClock", "MaxNextBrokerId", "MaxMsgs")
-SWITCHES = ("DataPath", "AnySetAlter", "AllowCleanBrokerData")
 # The fault budget (AutoSwitch.tla, reference/liveness.py): the faults of NEW_FAULTS in Next (a set of their tags), how
 # many budgeted faults a behaviour may take, and whether the older faults are charged too. Optional here (these
 # defaults: none, 0, FALSE); TLC needs them in every .cfg.

@@ -30,16 +30,15 @@ from typing import Any, TypeVar
 
 import attrs
 
-from autoswitch.conformance.engines import Config
+from autoswitch.conformance.engines.config import Config
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.logs.events import CHANGES_LOGGED, CLOCK_COUNTS_STEPS
 from autoswitch.impl.broker import BrokerConfig, BrokerProcess, CheckCodeClock
 from autoswitch.impl.client import ControllerClient, LateRequest
 from autoswitch.impl.config import HAConfig, ImplConfig
 from autoswitch.impl.controller import ControllerConfig, ControllerManager
 from autoswitch.impl.dledger import DLedgerServer, load_term
 from autoswitch.impl.epoch_file import EpochFile
-from autoswitch.impl.event_log import LOGGED_CHANGES, LOGGED_REQUESTS, LOGGED_STEPS, EventSink
+from autoswitch.impl.event_log import CHANGES_LOGGED, CLOCK_COUNTS_STEPS, LOGGED_CHANGES, LOGGED_REQUESTS, LOGGED_STEPS, EventSink
 from autoswitch.impl.fs import OS_FILE_SYSTEM, FileSystem
 from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.master_slave import MasterSlaveManager, PutMessageStatus, operator_failover

@@ -12,7 +12,7 @@ from autoswitch.reference.variables import controller_variables
 from autoswitch.reference.variables import variables as reference_variables
 
 if TYPE_CHECKING:
-    from autoswitch.conformance.engines import Config
+    from autoswitch.conformance.engines.config import Config
 
 
 class ReferenceEngine:

@@ -56,10 +56,10 @@ class Row:
 
 
 def sim_config(name: str | None) -> Any:
-    """The Config of the simulation configuration ``name`` (campaign.grid()), or None; an unknown name is bad input."""
+    """The Config of the simulation configuration ``name`` (controls.grid()), or None; an unknown name is bad input."""
     if name is None:
         return None
-    from autoswitch.conformance.simulation.campaign import grid
+    from autoswitch.conformance.controls import grid
 
     configs = grid()
     if name not in configs:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from attrs import frozen
 
+from autoswitch.conformance.controls import DEFAULT_CONFIGS, grid
 from autoswitch.conformance.logs import cut
 from autoswitch.conformance.logs.events import read_log
 from autoswitch.conformance.logs.search import EXACT, EXPLAINED, GAVE_UP, MAX_STATES, REFUSED, alone, validate
-from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, grid
 from autoswitch.conformance.simulation.spark import Campaign, checked_walk
 
 SOURCES = ("walk", "impl")  # the walk's full log, the implementation's own event files

@@ -17,13 +17,13 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.conformance.check.specconfig import SWITCHES
-from autoswitch.conformance.engines import Config, config_from_meta, show_name
+from autoswitch.conformance.engines.config import Config, config_from_meta, show_name
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.trace.itf import decode, printable
 from autoswitch.conformance.trace.replay import LASSO_NEXT, TEXT_META, show
 from autoswitch.conformance.trace.validate import MAX_STATES, Problem, check_json, check_value, parse_json, read_text
 from autoswitch.conformance.trace.vocabulary import action_problem, process_params
+from autoswitch.impl.event_log import CHANGES_LOGGED, CLOCK_COUNTS_STEPS
 from autoswitch.reference.actions import (
     ACTIONS,
     ADDR,
@@ -38,6 +38,7 @@ from autoswitch.reference.actions import (
     REQUEST,
     SET_PARAMS,
     STR,
+    SWITCHES,
     TRIGGER,
     Kind,
 )
@@ -49,10 +50,9 @@ from autoswitch.reference.variables import VARIABLES
 CONTROLLER_NODE = "controller"
 EVENT_KEYS = ("node", "ts", "clock", "action", "observe")
 HEADER = "meta"
-# The header's claim that every event's clock is the number of its step in the run (spec/README.md, "Event logs").
-CLOCK_COUNTS_STEPS = "clockCountsSteps"
-# The header's claim, per node, of the variables whose every change that node logs (spec/README.md, "Event logs").
-CHANGES_LOGGED = "changesLogged"
+# The header's claims that every event's clock is the number of its step in the run (CLOCK_COUNTS_STEPS) and, per node,
+# of the variables whose every change that node logs (CHANGES_LOGGED): spec/README.md, "Event logs"; their names are
+# impl/event_log.py's, which writes them.
 # The variables a process node observes (its own value of each); the controller node observes CONTROLLER_VARS. The
 # environment's and the ghosts' (clock, masterHistory, nextMsg, acked, seen, partitions, late) no node observes.
 PROCESS_OBSERVED = (*PROCESS_VARS, *(v for v in DATA_VARS if v not in ("nextMsg", "acked", "seen")), *DESIGN_VARS)

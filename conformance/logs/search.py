@@ -69,8 +69,8 @@ a budget past PHASED runs as PHASED does until that is spent, and searches on wh
 a smaller one of at least PHASED does, in the same nodes. Where the clock counts steps, it runs only fault-bounded
 exact and exact (each gap has the clock's bound: the lazy searches, which move steps to later gaps, would break it).
 The first explanation found is the verdict, and the exact search's refusal; ``max_states`` bounds the nodes expanded
-by all searches together (measured on the logs cut from the default campaign's walks: the README, "Validating a
-system's logs").
+by all searches together (measured on the logs cut from the default campaign's walks: docs/validation.md and the dated pages of
+docs/results/).
 
 Before any search, a log with an observed value no behaviour reaches (reach.py: one no state has, past the steps or the
 ids the events before it allow, or contradicting a fact an earlier event fixed) is refused at that event, no state
@@ -113,7 +113,7 @@ from autoswitch.conformance.logs.facts import Expiries, Facts, Guards, Restarts,
 from autoswitch.conformance.logs.merge import Merged, largest_gap, merge
 from autoswitch.conformance.logs.reach import unreachable
 from autoswitch.conformance.trace.itf import dumps_trace, load_trace, printable
-from autoswitch.conformance.trace.replay import PASS, broken_properties, replay_trace, show
+from autoswitch.conformance.trace.replay import PASS, replay_trace, show
 from autoswitch.conformance.trace.vocabulary import is_int, same
 from autoswitch.reference import NotEnabled, System, codes, initial_system
 from autoswitch.reference.actions import (
@@ -130,13 +130,14 @@ from autoswitch.reference.actions import (
     TRIGGERS,
 )
 from autoswitch.reference.faults import LATE_REQUESTS
+from autoswitch.reference.invariants import broken_properties
 from autoswitch.reference.liveness import FAULT_KINDS, NEW_FAULTS
 from autoswitch.reference.variables import PROCESS_VARIABLES, VARIABLES, variables
 
 EXPLAINED, REFUSED, GAVE_UP = "explained", "refused", "gave-up"
 MAX_GAP = 8
-MAX_STATES = 2_000_000  # nodes expanded before the search gives up (the README: the hardest log cut from the
-# default campaign's walks took 1,788,239)
+MAX_STATES = 2_000_000  # nodes expanded before the search gives up (the hardest log cut from the default
+# campaign's walks took 1,788,239: docs/results/2026-11-29-logs-budget.md)
 PHASED = 200_000  # nodes the schedule's first phases share (_schedule); past them the searches take turns
 MAX_COMPLETIONS = 1024  # completions of one event's action (the values of the parameters it leaves out)
 SHOWN = 3  # candidate states a refusal shows

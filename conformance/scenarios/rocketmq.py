@@ -1,6 +1,6 @@
 """The model's findings about RocketMQ, each as a trace that replays on RocketMQ's own classes (the ``rocketmq``
 engine) as it does on both models: ``autoswitch scenarios`` writes them to ``traces/rocketmq/``; tests/rocketmq replays
-them there. A finding the real code does not show is withdrawn, not written here (README, "Fidelity")."""
+them there. A finding the real code does not show is withdrawn, not written here (docs/fidelity.md)."""
 
 from __future__ import annotations
 

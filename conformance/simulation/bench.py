@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from attrs import frozen
 
 from autoswitch.conformance import controls
-from autoswitch.conformance.simulation.campaign import grid
+from autoswitch.conformance.controls import grid
 from autoswitch.conformance.simulation.guide import Guide
 from autoswitch.conformance.simulation.spark import Campaign, checked_walk
 

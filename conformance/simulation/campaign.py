@@ -1,9 +1,9 @@
 """The configurations of a simulation campaign and one checked random walk.
 
-A configuration is a point of the grid option set x truncation policy x process count, named
-``<options>-<policy>-<n>p`` (``safe-rocketmq-3p``). Its option set also carries the action weights of
-its walks and what MODEL.md §6 says the options break: a negative control names the invariant a
-campaign must find (``control``); ``may_break`` lists every invariant the options are known to break.
+A configuration is a point of the grid of controls.py (option set x truncation policy x process count, named
+``<options>-<policy>-<n>p``: ``safe-rocketmq-3p``; controls.grid, controls.SimConfig). Its option set also carries the
+action weights of its walks, and the rows of controls.py say what the options break: a negative control names the
+invariant a campaign must find (``control``); ``breaks`` lists every invariant the options are known to break.
 
 A walk is a function of (campaign seed, configuration name, walk index): its ``random.Random`` is seeded
 with a hash of the three, so any walk re-runs alone, bit for bit. Under swarm testing (swarm.py, a campaign's default)
@@ -19,31 +19,33 @@ point from 0 to the length; actions are drawn as above (faults included) up to t
 the fair suffix of fair.py heals the system (at most fair.FAIR_BOUND steps, each checked as above); then every
 liveness property must hold at the end (fair.py says when a false one counts). Its control is the liveness
 property its options break (controls.py); the safety invariants they break are tolerated. Its prefix draws no
-``ControllerMetadataLoss`` (LIVE_WEIGHTS).
+``ControllerMetadataLoss`` (controls.LIVE_WEIGHTS).
 
 The designs RIP-44 replaced (reference/designs.py) have configurations of their own, ``<design>-<n>p`` (``ms-async-2p``,
-``dledger-3p``; ``-live`` likewise), the policy left at rocketmq: DESIGN_SETS. Their walks start from InitDesign and
-draw only the design's actions (generate.DESIGN_STEPS, weighed by DEFAULT_WEIGHTS) and its one fault, Crash (a DOWN
+``dledger-3p``; ``-live`` likewise), the policy left at rocketmq: controls.DESIGN_SETS. Their walks start from InitDesign and
+draw only the design's actions (generate.DESIGN_STEPS, weighed by controls.DEFAULT_WEIGHTS) and its one fault, Crash (a DOWN
 process's only step is its restart); a liveness walk's prefix crashes a process only while no other is down (the fault
 bound of the design's liveness configurations: one failure at a time, as MaxFaults 1), so that a majority of three
 DLedger members is left at the cut.
+
+A campaign (:class:`Campaign`) says what runs: its seed, the walks and their length per configuration, the chunks,
+the weights; spark.py runs it and store.py keeps its output folder.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import asdict, field, frozen
 
-from autoswitch.conformance import controls
-from autoswitch.conformance.engines import Config, make_engine, real_version
+from autoswitch.conformance.controls import DEFAULT_CONFIGS, controller_mode, grid
+from autoswitch.conformance.engines import REAL, REAL_DATA, Config, data_path, make_engine, real_version
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.explore import Failure, check_step
+from autoswitch.conformance.explore import DIVERGENCE, Failure, check_step
 from autoswitch.conformance.simulation.fair import FAIR_BOUND, FAIR_WINDOW, FairScheduler, Stuck, stuck
 from autoswitch.conformance.simulation.generate import (
     DESIGN_STEPS,
@@ -60,199 +62,30 @@ from autoswitch.conformance.simulation.generate import (
     within_bounds,
 )
 from autoswitch.conformance.simulation.swarm import swarm_weights
-from autoswitch.reference import Options
 from autoswitch.reference.actions import ACTIONS
 from autoswitch.reference.designs import design_of
 from autoswitch.reference.liveness import NEW_FAULTS
-from autoswitch.reference.state import CONTROLLER, DLEDGER, DOWN, MASTER_SLAVE, System
-from autoswitch.reference.truncation import POLICIES
+from autoswitch.reference.state import CONTROLLER, DOWN, System
 
 PASS = "pass"
 LIVENESS_FAILURE = "liveness"  # a Failure's kind: a liveness property false at the end of the fair suffix
-LIVE_SUFFIX = "-live"
 
-# What a walk does at each step, by weight: a process takes a protocol step (registration, heartbeat,
-# election, the data path: healing and progress), or a fault or stray request happens. Within a
-# REGISTERED process's steps each tag is weighted too (default 1 per listing in generate.py);
+# What a walk does at each step, by weight (controls.DEFAULT_WEIGHTS and a configuration's own): a process takes a
+# protocol step (registration, heartbeat, election, the data path: healing and progress), or a fault or stray request
+# happens. Within a REGISTERED process's steps each tag is weighted too (default 1 per listing in generate.py);
 # ``lost`` is the probability that a request's response is lost. The faults of MODEL.md §9 (and the steps
 # that end them: HealLink, DeliverLate) are moves of their own (generate.fault_action); a tag not in the action
 # table is never drawn, whatever its weight.
 FAULT_MOVES = ("CrashTorn", "ControllerMetadataLoss", "PartitionLink", "HealLink", "SendLate", "DeliverLate", "WipeDisk")
 MOVES = ("process", "Crash", "HeartbeatExpire", "ControllerElectScan", "ControllerFailover", "request", *FAULT_MOVES)
 FAULTS = frozenset({"Crash", "HeartbeatExpire", "ControllerFailover", *NEW_FAULTS})
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "process": 90, "Crash": 2, "HeartbeatExpire": 1.5, "ControllerElectScan": 2, "ControllerFailover": 0.5, "request": 4,
-    # MODEL.md §9: each about as often as a crash or less; the steps that end a partition or a late request more
-    # often than they start (they draw only where there is one)
-    "CrashTorn": 1, "ControllerMetadataLoss": 0.3, "PartitionLink": 1, "HealLink": 2, "SendLate": 1, "DeliverLate": 2,
-    "WipeDisk": 1,
-    "lost": 0.05,
-    # the designs' steps by role (generate.DESIGN_STEPS; Flush and Consume 1): writes and transfers often, the
-    # operator's failover as soon as a 4.x master is down (it is enabled only then)
-    "MsWrite": 2, "MsSlaveTimeout": 0.5, "MsConnect": 1, "MsTransfer": 2, "MsAck": 1, "OperatorFailover": 3,
-    "DlWrite": 2, "DlPush": 3, "DlElect": 1,
-}
 WEIGHT_NAMES = tuple(dict.fromkeys((*MOVES, *REGISTERED_TAGS, *DESIGN_TAGS, "lost")))
 MAX_WEIGHT = 1e9  # weights are relative; a bound keeps their sums finite
 
 
-@frozen
-class OptionSet:
-    """Options of a configuration (Options fields) and its walks' weights; what they break is in controls.py.
-    ``warm``: its liveness walks start from a healthy set (fair steps from Init to quiescence: run_walk)."""
-
-    options: Mapping[str, Any]
-    weights: Mapping[str, float] = {}
-    warm: bool = False
-
-
-# Fast leader changes (KIP-279): crashes, expiries and elections often, slaves handshaking with each new master.
-FAST_LEADER = {"Crash": 6, "HeartbeatExpire": 4, "ControllerElectScan": 6, "SendElectMaster": 3, "Handshake": 3, "request": 1}
-
-OPTION_SETS: dict[str, OptionSet] = {
-    "safe": OptionSet({}),
-    "allack-off": OptionSet({"all_ack_in_sync_state_set": False}),
-    "union-off": OptionSet({"union_ack_fix": False}),  # RocketMQ #5663
-    "unclean": OptionSet({"enable_elect_unclean_master": True}),
-    "freeze-off": OptionSet({"confirm_freeze_fix": False}),  # RocketMQ #6662
-    "fast-leader": OptionSet({"enable_elect_unclean_master": True, "all_ack_in_sync_state_set": False, "in_sync_replicas": 2},
-                             FAST_LEADER),
-    # Kafka 2.1.0's leader-epoch cache (KAFKA-7415) for the Kafka policies; nothing changes for rocketmq
-    "kafka21": OptionSet({"kafka_leader_epoch_on_election": True}),
-    # the liveness controls (controls.py): RocketMQ at the snapshot (a re-entered epoch re-based), no periodic re-elect
-    # scan, a startBasicService that is not retried
-    "reentry-off": OptionSet({"epoch_reentry_fix": False}),
-    # no master for ever: from a healthy set, the master crashes and the controller fails over (forgetting its heartbeat)
-    # before it expires; the master stays down (Restart is not fair)
-    "reelect-off": OptionSet({"reelect_scan": False}, {"process": 30, "Crash": 6, "ControllerFailover": 6, "HeartbeatExpire": 0.5},
-                             warm=True),
-    "retry-off": OptionSet({"register_retry": False}),
-}
-# The designs RIP-44 replaced (module docstring): option set and process counts of each, named <design>-<n>p.
-DESIGN_SETS: dict[str, tuple[OptionSet, tuple[int, ...]]] = {
-    "ms-async": (OptionSet({"design": MASTER_SLAVE, "sync_master": False}), (2,)),
-    "ms-sync": (OptionSet({"design": MASTER_SLAVE, "sync_master": True}), (2,)),
-    "dledger": (OptionSet({"design": DLEDGER}), (2, 3)),
-}
-
-
-def option_set(name: str) -> OptionSet:
-    """The option set ``name`` of OPTION_SETS or DESIGN_SETS."""
-    return OPTION_SETS[name] if name in OPTION_SETS else DESIGN_SETS[name][0]
-
-
-# Kafka's hw truncation loses data when a slave crashes between its ack and the next transfer (which carries the
-# confirmOffset) and handshakes again before the master shrinks it out of the set. The slave must be in the set first:
-# Expand needs it caught up with the master, which rare writes and frequent expansions make likelier (with writes at 1
-# and Expand at 1, 3 walks in 100 ever had two members); its walks never shrink (every other configuration does).
-POLICY_WEIGHTS = {"hw": {"Crash": 6, "Handshake": 3, "Shrink": 0, "Ack": 2, "Write": 0.3, "Expand": 5, "AlterArrives": 5}}
-PROCESS_COUNTS = (2, 3)
-# A liveness walk loses no controller metadata: the code's brokers do not register again after it (EventuallyRegistered,
-# the finding of controls.py's meta-loss row), and a slave whose master's epoch the controller forgot is never told
-# the new one (EventuallyInSync); the checker's MC_live_meta covers it. Its safety walks inject it.
-LIVE_WEIGHTS = {"ControllerMetadataLoss": 0}
-
-# The safe configurations and the negative controls of controls.py (freeze-off, RocketMQ 5.1.0 without #6662, is
-# not among them: see its row there).
-DEFAULT_CONFIGS = tuple(c.simulation for c in controls.in_default(controls.SIMULATE) if c.simulation)
-# Walks per configuration by default: every default control fails within its first 60 walks at seed 1 (README,
-# "Simulation campaigns"), and the rarest, 37 failing walks in 1,000, goes unfound in 200 with odds of about 1 in 2,000.
+# Walks per configuration by default: every default control fails within its first 60 walks at seed 1 (docs/results/
+# 2026-11-25-campaign-strategies.md), and the rarest, 37 failing walks in 1,000, goes unfound in 200 with odds of about 1 in 2,000.
 DEFAULT_WALKS = 200
-
-
-def controller_mode(name: str) -> bool:
-    """Whether configuration ``name`` of the grid is RocketMQ's controller mode (what the real code can answer)."""
-    options = grid()[name].config.options
-    return options.policy == "rocketmq" and options.design == CONTROLLER
-
-
-@frozen
-class SimConfig:
-    """One configuration of the grid; ``live``: its walks are liveness walks (module docstring)."""
-
-    name: str
-    option_set: str
-    policy: str
-    processes: int
-    live: bool = False
-
-    @property
-    def config(self) -> Config:
-        procs = {f"p{i}": f"10.0.0.{i}:30911" for i in range(1, self.processes + 1)}
-        return Config(procs, Options(policy=self.policy, **option_set(self.option_set).options))
-
-    @property
-    def breaks(self) -> tuple[str, ...]:
-        """Properties these settings are known to break (controls.py); the first is the negative control's. A liveness
-        configuration's are the liveness properties first, then the invariants."""
-        options = option_set(self.option_set).options
-        safety = controls.breaks(self.policy, options, self.processes)
-        return (*controls.liveness_breaks(self.policy, options, self.processes), *safety) if self.live else safety
-
-    @property
-    def control(self) -> str | None:
-        """The property a campaign must find broken here, or None: a safe configuration."""
-        if self.live:
-            live = controls.liveness_breaks(self.policy, option_set(self.option_set).options, self.processes)
-            return live[0] if live else None
-        return self.breaks[0] if self.breaks else None
-
-    @property
-    def tolerated(self) -> tuple[str, ...]:
-        """Known breaks other than the control: recorded when they fail, but a walk goes on to look
-        for the control (as a TLC negative-control config checks only its invariant). A liveness configuration also
-        tolerates the code's own findings its walks can meet (controls.findings)."""
-        drawn = [move for move, weight in self.weights().items() if weight > 0] if self.live else []
-        found = controls.findings(drawn) if self.live else ()
-        return tuple(dict.fromkeys(b for b in (*self.breaks, *found) if b != self.control))
-
-    @property
-    def warm(self) -> bool:
-        """Its walks start from a healthy set (OptionSet.warm; liveness walks only)."""
-        return self.live and option_set(self.option_set).warm
-
-    def weights(self, overrides: Mapping[str, float] = {}) -> dict[str, float]:
-        """The walks' weights: the defaults, the policy's, the option set's, a liveness walk's, then ``overrides``."""
-        live = LIVE_WEIGHTS if self.live else {}
-        return {**DEFAULT_WEIGHTS, **POLICY_WEIGHTS.get(self.policy, {}), **option_set(self.option_set).weights, **live,
-                **overrides}
-
-
-def grid() -> dict[str, SimConfig]:
-    """Every configuration: option sets x policies x process counts x (safety, liveness), then the designs' (DESIGN_SETS)
-    x their process counts x (safety, liveness), by name."""
-    out = {}
-    for o in OPTION_SETS:
-        for policy in POLICIES:
-            for n in PROCESS_COUNTS:
-                for live in (False, True):
-                    name = f"{o}-{policy}-{n}p" + (LIVE_SUFFIX if live else "")
-                    out[name] = SimConfig(name, o, policy, n, live)
-    for o, (_, counts) in DESIGN_SETS.items():
-        for n in counts:
-            for live in (False, True):
-                name = f"{o}-{n}p" + (LIVE_SUFFIX if live else "")
-                out[name] = SimConfig(name, o, "rocketmq", n, live)
-    return out
-
-
-def select(patterns: Sequence[str]) -> list[SimConfig]:
-    """The configurations whose names match any of ``patterns`` (exact names or shell globs), in
-    grid order; a pattern matching nothing, or no pattern at all, is an error naming the known configurations."""
-    configs = grid()
-    designs = ", ".join(f"{o}-{n}p" for o, (_, counts) in DESIGN_SETS.items() for n in counts)
-    known = (f"names are <options>-<policy>-<n>p (safety walks) or <options>-<policy>-<n>p{LIVE_SUFFIX} (liveness walks) with "
-             f"options {', '.join(OPTION_SETS)}, policies {', '.join(POLICIES)}, n in {PROCESS_COUNTS}; the designs RIP-44 "
-             f"replaced: {designs} (and {LIVE_SUFFIX} of each)")
-    if not patterns:
-        raise InputError(f"no configuration named; {known}")
-    chosen: list[str] = []
-    for pattern in patterns:
-        hits = [n for n in configs if fnmatch.fnmatchcase(n, pattern)]
-        if not hits:
-            raise InputError(f"no configuration matches {pattern!r}; {known}")
-        chosen.extend(h for h in hits if h not in chosen)
-    return [configs[n] for n in configs if n in chosen]
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -507,6 +340,9 @@ def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, A
     Init to quiescence first (a registered set, a master, its slaves in sync), then the ``length`` actions drawn.
     ``against``: the engine the reference is compared with (with ``with_impl``): the implementation, or a real one."""
     walker = _Walker(config, tolerate, with_impl, abstract, against)
+    scheduled = getattr(walker.impl, "scheduled", None)  # an engine that schedules some steps (rocketmq/datawalk.py)
+    if scheduled is not None:
+        draw = scheduled(draw)
     if warm:
         walker.heal()
     length += len(walker.taken)
@@ -514,8 +350,14 @@ def _checked_run(config: Config, draw: Callable[[dict[str, Any]], Mapping[str, A
         if walker.failure is not None or len(walker.taken) == length:
             break
         action = draw(walker.v)
-        if action is not None and walker.take(action) and walker.failure is not None:
-            break
+        if action is None:
+            continue
+        if walker.take(action):
+            if walker.failure is not None:
+                break
+        elif walker.failure is None and getattr(walker.impl, "owed", None) is action:
+            walker.failure = Failure(DIVERGENCE, "enabled", len(walker.taken) + 1,
+                                     f"{action['tag']}: the real code took it (its store proposed it), the model refuses it")
     return walker.run(live, control)
 
 
@@ -563,3 +405,100 @@ def fault_count(actions: Sequence[Mapping[str, Any]]) -> int:
     """Faults in a walk: crashes, expiries, controller failovers, the faults of MODEL.md §9 and actions whose response
     (or, PartitionLink, replication connection) is lost."""
     return sum(a["tag"] in FAULTS or bool(a.get("lost")) for a in actions)
+
+
+# ---- a campaign ------------------------------------------------------------------------------------------------
+MAX_LENGTH = 100_000  # steps per walk
+MAX_TASKS = 100_000  # chunks per campaign
+
+
+def _count(minimum: int, maximum: int | None = None) -> Callable[[Any, Any, Any], None]:
+    def check(_campaign: Any, attribute: Any, value: Any) -> None:
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
+            bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise InputError(f"{attribute.name}: expected an integer {bounds}, got {value!r}")
+    return check
+
+
+def _seed(_campaign: Any, _attribute: Any, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InputError(f"seed: expected an integer, got {value!r}")
+
+
+def _flag(_campaign: Any, attribute: Any, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise InputError(f"{attribute.name}: expected true or false, got {value!r}")
+
+
+def _against(_campaign: Any, _attribute: Any, value: Any) -> None:
+    if value != "impl" and (not isinstance(value, str) or real_version(value) is None):
+        raise InputError(f"against: the implementation (impl) or the real code (rocketmq, rocketmq@VERSION), got {value!r}")
+
+
+def _against_options(against: str) -> str:
+    """``--against``/``--rocketmq-version`` of the command that re-runs a walk of a campaign against ``against``."""
+    version = real_version(against)
+    if version is None:
+        return ""
+    name = REAL_DATA if data_path(against) else REAL
+    return f" --against {name}" + ("" if against == name else f" --rocketmq-version {version}")
+
+
+def _configs(_campaign: Any, _attribute: Any, value: tuple[str, ...]) -> None:
+    known = grid()
+    if not value:
+        raise InputError("configs: no configuration named")
+    unknown = [c for c in value if c not in known]
+    if unknown:
+        raise InputError(f"configs: unknown configuration(s) {', '.join(map(repr, unknown))}")
+
+
+def _weights(campaign: Campaign, _attribute: Any, value: Mapping[str, float]) -> None:
+    parse_weights(",".join(f"{k}={v!r}" for k, v in value.items()))  # each name known, each number in range
+    for name in campaign.configs:
+        check_weights(name, grid()[name].weights(value))
+
+
+@frozen
+class Campaign:
+    """What a campaign runs: ``walks`` walks of ``length`` steps per configuration, ``chunk`` walks per
+    task, weights overriding the configurations' own, every ``sample``-th passing walk exported (walk
+    indices 0, sample, 2 * sample, ...; 0: none). ``seed`` is any integer: walk i of configuration c is
+    seeded with a hash of (seed, c, i). ``swarm``: each walk draws its own variant of the weights (swarm.py);
+    ``guide``: coverage guidance within each chunk (guide.py). A parameter out of range (walks at most MAX_LENGTH
+    steps, at most MAX_TASKS chunks) is an InputError."""
+
+    seed: int = field(default=1, validator=_seed)
+    walks: int = field(default=DEFAULT_WALKS, validator=_count(1))
+    length: int = field(default=100, validator=_count(1, MAX_LENGTH))
+    configs: tuple[str, ...] = field(default=DEFAULT_CONFIGS, converter=tuple, validator=_configs)
+    chunk: int = field(default=100, validator=_count(1))
+    weights: Mapping[str, float] = field(factory=dict, validator=_weights)
+    sample: int = field(default=250, validator=_count(0))
+    swarm: bool = field(default=True, validator=_flag)
+    guide: bool = field(default=False, validator=_flag)
+    against: str = field(default="impl", validator=_against)
+
+    def __attrs_post_init__(self) -> None:
+        if real_version(self.against) is not None:
+            foreign = [c for c in self.configs if not controller_mode(c)]
+            if foreign:
+                raise InputError(f"against the real code: {', '.join(foreign)} is not RocketMQ's controller mode (another "
+                                 "policy or design); give rocketmq configurations")
+        chunks = -(-self.walks // self.chunk)
+        if len(self.configs) * chunks > MAX_TASKS:
+            raise InputError(f"{len(self.configs)} configurations x {chunks} chunks of {self.chunk} walks: more than {MAX_TASKS:,} "
+                             "tasks; give a larger --chunk")
+
+    def tasks(self) -> list[tuple[str, int]]:
+        return [(c, k) for c in self.configs for k in range((self.walks + self.chunk - 1) // self.chunk)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "configs": list(self.configs), "weights": dict(sorted(self.weights.items()))}
+
+    def reproduce(self, config: str, walk: int | str) -> str:
+        """The command that re-runs one walk alone."""
+        weights = ",".join(f"{k}={v:g}" for k, v in sorted(self.weights.items()))
+        return (f"autoswitch simulate --seed {self.seed} --length {self.length} --walks {self.walks} --configs {config} "
+                f"--walk {walk}" + (f" --weights {weights}" if weights else "") + ("" if self.swarm else " --no-swarm")
+                + (f" --guide --chunk {self.chunk}" if self.guide else "") + _against_options(self.against))

@@ -20,8 +20,9 @@ from attrs import frozen
 
 from autoswitch.conformance.check.checker import Checker
 from autoswitch.conformance.check.specconfig import load_spec_config
+from autoswitch.conformance.controls import grid
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.simulation.campaign import abstract_state, grid
+from autoswitch.conformance.simulation.campaign import abstract_state
 from autoswitch.reference.variables import variables
 
 EXHAUSTIVE = {"ms-async-2p": "MC_ms_async", "dledger-2p": "MC_dledger2"}  # 2,782 and 7,282 states: about a second each

@@ -123,7 +123,7 @@ def fault_action(rng: random.Random, v: dict[str, Any], tag: str) -> dict[str, A
     there is none. A partition breaks the replication connection (``lost``) half the time.
 
     The controller loses its metadata only once every process holds an id in its meta file (and no temp file), and a
-    disk is wiped only while the controller knows the set: the two bounds of README.md, "Faults". A broker with no
+    disk is wiped only while the controller knows the set: the two bounds of docs/liveness.md. A broker with no
     id after a metadata loss is handed an id another broker holds (UniqueBrokerIds breaks: the finding of
     traces/faults/controller-metadata-loss-reuses-id.itf.json, and of MC_live_meta for liveness)."""
     procs = sorted(v["regState"])

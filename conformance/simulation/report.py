@@ -16,8 +16,9 @@ from typing import Any
 from attrs import frozen
 
 from autoswitch.conformance import compare
+from autoswitch.conformance.controls import grid
 from autoswitch.conformance.html.report import write_html_report
-from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS, grid
+from autoswitch.conformance.simulation.campaign import LIVENESS_FAILURE, PASS
 from autoswitch.conformance.simulation.coverage import Coverage
 from autoswitch.conformance.simulation.fair import FAIR_BOUND
 from autoswitch.conformance.simulation.spark import Campaign, RunStats

@@ -22,6 +22,10 @@ from autoswitch.conformance.simulation.campaign import FAULTS, Run, rerun
 MAX_RERUNS = 3000  # a bound on the work for one walk; the result is still a failing trace if reached
 
 
+class NotReproduced(ValueError):
+    """The walk did not fail the same way when re-run (on the real code: its timing)."""
+
+
 def _is_fault(action: Mapping[str, Any]) -> bool:
     return action["tag"] in FAULTS or bool(action.get("lost"))
 
@@ -42,7 +46,7 @@ def shrink(config: Config, actions: Sequence[Mapping[str, Any]], failure: Failur
 
     best = fails([dict(a) for a in actions])
     if best is None:
-        raise ValueError(f"the walk does not fail with {failure.kind} {failure.name} when re-run")
+        raise NotReproduced(f"the walk does not fail with {failure.kind} {failure.name} when re-run")
     changed = True
     while changed and budget[0] > 0:
         changed = False

@@ -47,7 +47,7 @@ from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.paths import path_under
 
 if TYPE_CHECKING:
-    from autoswitch.conformance.simulation.spark import Campaign
+    from autoswitch.conformance.simulation.campaign import Campaign
 
 ROW_SCHEMA = pa.schema([
     ("config", pa.string()), ("walk", pa.int64()), ("seed", pa.int64()), ("length", pa.int64()), ("faults", pa.int64()),

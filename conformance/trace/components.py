@@ -5,7 +5,7 @@ than the whole system from Init.
   ``reference/epoch_cache.py``; impl: ``impl/epoch_file.py`` on BOTH storage backends (in memory, and
   real files in a temporary directory), a ``reload`` reading the file back.
 - ``handshake``: one slave handshake under a truncation policy (§8.2), from given epoch files and LEOs,
-  computed by each engine's own truncation function (:func:`replay.handshake`).
+  computed by each engine's own truncation function (:func:`handshake`).
 - ``retention``: a master's commit log of files of ``#meta.fileSize`` messages and its epoch file;
   deleting files (and trimming the epoch file's prefix), and where a new slave starts copying (§8.3).
   Reference: ``reference/retention.py``; impl: ``impl/retention.py``.
@@ -20,14 +20,14 @@ import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from autoswitch.conformance.engines import real_version
+from autoswitch.conformance.engines import Config, make_engine, real_version
 from autoswitch.conformance.errors import NotAsked
 from autoswitch.conformance.trace.itf import Trace, TraceError
-from autoswitch.conformance.trace.replay import _ABSENT, DIVERGENCE, PASS, Result, _show, handshake, show
+from autoswitch.conformance.trace.result import ABSENT, DIVERGENCE, PASS, Result, show, show_field
 from autoswitch.conformance.trace.validate import MAX_FILES
 from autoswitch.conformance.trace.vocabulary import is_int, is_nat, is_pairs, same
+from autoswitch.reference import Options, epoch_file, retention
 from autoswitch.reference import epoch_cache as ref_cache
-from autoswitch.reference import epoch_file, retention
 from autoswitch.reference.codes import NO_CONSISTENT_POINT
 from autoswitch.reference.truncation import POLICIES
 
@@ -90,7 +90,7 @@ def _check_tag(trace: Trace, index: int, state: Mapping[str, Any], tags: Mapping
 
 
 def _diverge(trace: Trace, engine: str, index: int, field: str, want: Any, got: Any, message: str) -> Result:
-    return Result(trace.path, engine, DIVERGENCE, len(trace.states), index, index, field, _show(want), _show(got), message)
+    return Result(trace.path, engine, DIVERGENCE, len(trace.states), index, index, field, show_field(want), show_field(got), message)
 
 
 # ---- epoch-file ------------------------------------------------------------------------------------
@@ -267,8 +267,8 @@ def _run_epoch_file(trace: Trace, engine_name: str, cache: Any, backend: str) ->
             returns = EPOCH_FILE_OPS[action["tag"]][1]
             got = _answer(returns, cache.run(action["tag"], action))
             for key, want in state.get("outcome", {}).items():
-                if not same(want, got.get(key, _ABSENT)):
-                    return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), f"{action['tag']} answered differently{note}")
+                if not same(want, got.get(key, ABSENT)):
+                    return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, ABSENT), f"{action['tag']} answered differently{note}")
         view = cache.view()
         for name in ("entries", "file"):
             if name in state and not same(state[name], view[name]):
@@ -302,6 +302,15 @@ def replay_epoch_file(trace: Trace, engine_name: str) -> Result:
 
 
 # ---- handshake -------------------------------------------------------------------------------------
+
+
+def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A slave's Handshake from the handshake trace kind's inputs, run by the engine's own truncation
+    (``truncation_point`` of each engine) under ``policy``; ``v21``: the Kafka 2.1.0 cache rules (option
+    kafkaLeaderEpochOnElection). Returns the outcome and the slave's epoch file, LEO and confirmOffset after it."""
+    options = Options(policy=policy, kafka_leader_epoch_on_election=v21)
+    return make_engine(engine_name, Config({}, options)).truncation_point(inputs)
+
 
 HANDSHAKE_INPUTS = ("masterEpochs", "masterLeo", "slaveEpochs", "slaveLeo", "slaveConfirmOffset")
 HANDSHAKE_FIELDS = ("action", "outcome", "slaveEpochs", "slaveLeo", "slaveConfirmOffset")
@@ -346,8 +355,8 @@ def replay_handshake(trace: Trace, engine_name: str) -> Result:
     pre, after = trace.states
     got, post = handshake(engine_name, policy, {name: pre[name] for name in HANDSHAKE_INPUTS})
     for key, want in after["outcome"].items():
-        if not same(want, got.get(key, _ABSENT)):
-            return _diverge(trace, engine_name, 1, f"outcome.{key}", want, got.get(key, _ABSENT), f"{policy} answered differently")
+        if not same(want, got.get(key, ABSENT)):
+            return _diverge(trace, engine_name, 1, f"outcome.{key}", want, got.get(key, ABSENT), f"{policy} answered differently")
     for name, value in post.items():
         if name in after and not same(after[name], value):
             return _diverge(trace, engine_name, 1, name, after[name], value, f"{name} differs after the Handshake")
@@ -459,8 +468,8 @@ def replay_retention(trace: Trace, engine_name: str) -> Result:
             code, start, entry = log.start(action["syncFromLastFile"])
             got = {"code": code, "fromOffset": start, **({"entry": dict(zip(ENTRY_FIELDS, entry, strict=True))} if entry else {})}
             for key, want in state.get("outcome", {}).items():
-                if not same(want, got.get(key, _ABSENT)):
-                    return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, _ABSENT), "the transfer starts elsewhere")
+                if not same(want, got.get(key, ABSENT)):
+                    return _diverge(trace, engine_name, i, f"outcome.{key}", want, got.get(key, ABSENT), "the transfer starts elsewhere")
         view = log.view()
         for name in ("files", "minOffset", "entries"):
             if name in state and not same(state[name], view[name]):

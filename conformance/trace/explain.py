@@ -12,10 +12,10 @@ from attrs import frozen
 
 from autoswitch.conformance.engines import Config, make_engine
 from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
-from autoswitch.conformance.trace.replay import AtEnd, Lasso, broken_in_other_sets, broken_properties, show, validate_walk
+from autoswitch.conformance.trace.replay import AtEnd, Lasso, broken_in_other_sets, show, validate_walk
 from autoswitch.conformance.trace.vocabulary import DISABLED, same
 from autoswitch.reference.designs import design_of
-from autoswitch.reference.invariants import violated_action_properties, violated_invariants
+from autoswitch.reference.invariants import broken_properties, violated_action_properties, violated_invariants
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import CONTROLLER, DLEDGER
 

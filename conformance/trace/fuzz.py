@@ -22,7 +22,8 @@ from typing import Any
 
 from attrs import frozen
 
-from autoswitch.conformance.engines import KINDS, OPTION_CHOICES, OPTION_FIELDS, OPTION_RANGES, SET_OPTIONS
+from autoswitch.conformance.engines import KINDS
+from autoswitch.conformance.engines.config import OPTION_CHOICES, OPTION_FIELDS, OPTION_RANGES, SET_OPTIONS
 from autoswitch.conformance.trace.replay import ERROR, MALFORMED, META_KEYS, PASS, TEXT_META, Result, replay_file
 from autoswitch.conformance.trace.validate import MAX_DEPTH, MAX_PROCESSES
 

@@ -36,19 +36,33 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from attrs import asdict, frozen
+from attrs import frozen
 
-from autoswitch.conformance.engines import (
+from autoswitch.conformance.engines import make_engine
+from autoswitch.conformance.engines.config import (
     Config,
     broker_sets_problem,
     config_from_meta,
-    make_engine,
     options_from_meta,
     processes_problem,
     show_name,
 )
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, NotAsked, batch_exit
-from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace, printable
+from autoswitch.conformance.trace.components import KINDS, handshake
+from autoswitch.conformance.trace.itf import Trace, TraceError, load_trace
+from autoswitch.conformance.trace.result import (
+    ABSENT,
+    DIVERGENCE,
+    ERROR,
+    MALFORMED,
+    MISSING_VIOLATION,
+    NOT_ASKED,
+    PASS,
+    VIOLATION,
+    Result,
+    show,
+    show_field,
+)
 from autoswitch.conformance.trace.vocabulary import (
     DISABLED,
     TRACE_VARS,
@@ -61,7 +75,7 @@ from autoswitch.conformance.trace.vocabulary import (
     strict,
 )
 from autoswitch.reference import Options
-from autoswitch.reference.actions import ACTIONS
+from autoswitch.reference.actions import ACTIONS, SWITCHES
 from autoswitch.reference.cluster import DEFAULT_BROKER, DEFAULT_CLUSTER
 from autoswitch.reference.invariants import (
     ACTION_PROPERTIES,
@@ -69,7 +83,7 @@ from autoswitch.reference.invariants import (
     NETWORK_VARS,
     STATE_INVARIANTS,
     SYSTEM_VARS,
-    violated_action_properties,
+    broken_properties,
     violated_invariants,
 )
 from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS, Liveness, counts, fair_row
@@ -77,77 +91,7 @@ from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import CONTROLLER
 from autoswitch.reference.variables import variables as reference_variables
 
-PASS = "pass"
-DIVERGENCE = "divergence"
-VIOLATION = "violation"
-MISSING_VIOLATION = "missing-violation"
-MALFORMED = "malformed"
-ERROR = "error"  # the engine raised something other than NotEnabled: a bug in it, reported, not raised
 INIT_OUTCOME = {"code": "OK"}  # state 0's outcome, when a trace writes one
-NOT_ASKED = "not-asked"  # the real engine has no answer to this trace (another design or policy): the message says why
-
-
-@frozen
-class Result:
-    """The verdict of one trace against one engine. ``state``/``field`` locate the first problem."""
-
-    file: str
-    engine: str
-    status: str
-    states: int = 0
-    consumed: int = 0
-    state: int | None = None
-    field: str | None = None
-    expected: str | None = None
-    actual: str | None = None
-    message: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status in (PASS, NOT_ASKED)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def describe(self) -> str:
-        """One line (two more for a divergence's values), every part from the trace :func:`printable`."""
-        file, message = printable(self.file), printable(self.message)
-        if self.status == NOT_ASKED:
-            return f"{file} [{self.engine}]: not asked: {message}"
-        if self.ok:
-            note = f"; {message}" if message else ""
-            return f"{file} [{self.engine}]: pass ({self.consumed}/{self.states} states{note})"
-        where = "the header" if self.state is None else f"state {self.state}"
-        text = f"{file} [{self.engine}]: {self.status} at {where}, field {printable(repr(self.field))}: {message}"
-        if self.expected is not None or self.actual is not None:
-            text += f"\n    trace expects: {printable(str(self.expected))}\n    model has:     {printable(str(self.actual))}"
-        return text
-
-
-def show(value: Any) -> str:
-    """A value for messages: Python-like, with sets and function domains sorted so output is stable;
-    strings by ``repr``, so a control character in them is escaped."""
-    if isinstance(value, frozenset | set):
-        return "{" + ", ".join(sorted(map(show, value))) + "}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(map(show, value)) + ")"
-    return repr(value)
-
-
-_ABSENT = "<absent>"
-
-
-def _show(value: Any) -> str:
-    return value if value is _ABSENT else show(value)
-
-
-def broken_properties(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> list[str]:
-    """The state invariants failing in ``after``, then the action properties failing on the step
-    ``before -> after`` (none when ``before`` is None: the initial state). A trace's first violation is
-    the first name of the first state where this is not empty."""
-    return violated_invariants(after) + (violated_action_properties(before, after) if before is not None else [])
 
 
 _SET_INVARIANTS = [inv for inv in STATE_INVARIANTS if set(inv.reads) <= set(CONTROLLER_VARS)]
@@ -377,8 +321,6 @@ def validate_lasso(trace: Trace, config: Config) -> Lasso | None:
     """A lasso's fields, strictly: ``loop`` only with ``#meta.expect.liveness`` and equal to ``#meta.expect.loop``,
     ``process`` exactly for a per-process property (a declared process), ``#meta.next`` only here and well formed,
     and the last state's variables equal to those of ``states[loop]`` (the last step closes the loop)."""
-    from autoswitch.conformance.check.specconfig import SWITCHES
-
     path, meta = trace.path, trace.meta
     if not _lasso_expected(trace):
         if trace.loop is not None:
@@ -417,9 +359,9 @@ def validate_lasso(trace: Trace, config: Config) -> Lasso | None:
     last = len(trace.states) - 1
     first, final = trace.states[trace.loop], trace.states[last]
     for name in sorted(set(first) | set(final)):
-        if name not in ("action", "outcome") and not same(first.get(name, _ABSENT), final.get(name, _ABSENT)):
+        if name not in ("action", "outcome") and not same(first.get(name, ABSENT), final.get(name, ABSENT)):
             raise TraceError(path, last, name, f"the last state closes the loop: it must equal state {trace.loop} "
-                             f"(there {show(first.get(name, _ABSENT))}, here {show(final.get(name, _ABSENT))})")
+                             f"(there {show(first.get(name, ABSENT))}, here {show(final.get(name, ABSENT))})")
     return Lasso(prop, process, trace.loop, tuple(ids), frozenset(switches), frozenset(faults))
 
 
@@ -427,21 +369,19 @@ def _compare(trace: Trace, engine_name: str, index: int, expected: Mapping[str, 
     for name, want in expected.items():
         if name in ("action", "outcome"):
             continue
-        got, want = strict(actual.get(name, _ABSENT)), strict(want)
+        got, want = strict(actual.get(name, ABSENT)), strict(want)
         if got != want:
             field = name
             if isinstance(want, dict) and isinstance(got, dict):  # name the first differing key
-                key = next(k for k in sorted(set(want) | set(got), key=repr) if want.get(k, _ABSENT) != got.get(k, _ABSENT))
-                field, want, got = f"{name}[{key!r}]", want.get(key, _ABSENT), got.get(key, _ABSENT)
-            return Result(trace.path, engine_name, DIVERGENCE, len(trace.states), consumed, index, field, _show(want), _show(got),
+                key = next(k for k in sorted(set(want) | set(got), key=repr) if want.get(k, ABSENT) != got.get(k, ABSENT))
+                field, want, got = f"{name}[{key!r}]", want.get(key, ABSENT), got.get(key, ABSENT)
+            return Result(trace.path, engine_name, DIVERGENCE, len(trace.states), consumed, index, field, show_field(want), show_field(got),
                           f"variable {name} differs after {expected['action']['tag']}")
     return None
 
 
 def replay_trace(trace: Trace, engine_name: str) -> Result:
     """Replay a decoded trace on a fresh engine of the given kind."""
-    from autoswitch.conformance.trace.components import KINDS  # the component kinds build on this module
-
     kind = trace.meta.get("kind")
     if kind is not None and (not isinstance(kind, str) or kind not in (TRUNCATION_STEP, *KINDS)):
         known = ", ".join(map(repr, (TRUNCATION_STEP, *KINDS)))
@@ -479,9 +419,9 @@ def replay_trace(trace: Trace, engine_name: str) -> Result:
                     return Result(trace.path, engine_name, DIVERGENCE, n, i, i, "outcome.code", show(DISABLED), show(outcome.get("code")),
                                   f"{action['tag']} is enabled; the trace says the model must refuse it")
             for key, want in (state.get("outcome") or {}).items():
-                got = outcome.get(key, _ABSENT)
+                got = outcome.get(key, ABSENT)
                 if not same(want, got):
-                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, f"outcome.{key}", _show(want), _show(got),
+                    return Result(trace.path, engine_name, DIVERGENCE, n, i, i, f"outcome.{key}", show_field(want), show_field(got),
                                   f"{action['tag']} answered differently")
         after, sets_after = engine.variables(), engine.other_sets()
         if lasso is not None and i >= lasso.loop:
@@ -588,9 +528,9 @@ def check_lasso(trace: Trace, engine_name: str, config: Config, lasso: Lasso, in
     (:func:`unfair_instance`). A loop that is no counterexample is MISSING_VIOLATION (exit 1)."""
     path, n, prop, loop = trace.path, len(trace.states), lasso.prop, lasso.loop
     first, last = in_loop[0], in_loop[-1]
-    differs = next((name for name in first if not same(first[name], last.get(name, _ABSENT))), None)
+    differs = next((name for name in first if not same(first[name], last.get(name, ABSENT))), None)
     if differs is not None:
-        return Result(path, engine_name, DIVERGENCE, n, n, n - 1, differs, _show(first[differs]), _show(last.get(differs, _ABSENT)),
+        return Result(path, engine_name, DIVERGENCE, n, n, n - 1, differs, show_field(first[differs]), show_field(last.get(differs, ABSENT)),
                       f"the last state does not close the loop: {differs} differs from state {loop}")
     of = f" of {lasso.process}" if lasso.process else ""
     for j, v in enumerate(in_loop):
@@ -663,14 +603,6 @@ def _validate_truncation_step(trace: Trace) -> tuple[Options, str, str]:
     return options, master, slave
 
 
-def handshake(engine_name: str, policy: str, inputs: Mapping[str, Any], v21: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A slave's Handshake from the handshake trace kind's inputs, run by the engine's own truncation
-    (``truncation_point`` of each engine) under ``policy``; ``v21``: the Kafka 2.1.0 cache rules (option
-    kafkaLeaderEpochOnElection). Returns the outcome and the slave's epoch file, LEO and confirmOffset after it."""
-    options = Options(policy=policy, kafka_leader_epoch_on_election=v21)
-    return make_engine(engine_name, Config({}, options)).truncation_point(inputs)
-
-
 def _common_prefix(a: list, b: list) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
@@ -703,11 +635,11 @@ def replay_truncation_step(trace: Trace, engine_name: str) -> Result:
                       f"the given pre-state breaks {broken[0]}")
     outcome, post = truncation_post(engine_name, options, pre, master, slave)
     for key, want in (after.get("outcome") or {}).items():
-        got = outcome.get(key, _ABSENT)
+        got = outcome.get(key, ABSENT)
         if not same(want, got):
-            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", _show(want), _show(got),
+            return Result(path, engine_name, DIVERGENCE, n, 1, 1, f"outcome.{key}", show_field(want), show_field(got),
                           "Handshake answered differently")
-    divergence = _compare(trace, engine_name, 1, after, {name: post.get(name, _ABSENT) for name in after}, 1)
+    divergence = _compare(trace, engine_name, 1, after, {name: post.get(name, ABSENT) for name in after}, 1)
     if divergence:
         return divergence
     point = outcome["truncateOffset"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from autoswitch.conformance.engines import show_name
+from autoswitch.conformance.engines.config import show_name
 from autoswitch.reference.actions import ACTIONS, BOOL, INT, PEER, PROCESS, STR, TRIGGERS
 from autoswitch.reference.faults import LATE_REQUESTS
 

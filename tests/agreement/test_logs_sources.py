@@ -194,7 +194,7 @@ def test_cut_logs_of_the_campaigns_100_step_walks_are_explained_where_the_clock_
     """The same walks at the campaign's default length, 100 steps, cut every way from the walk and from the
     implementation's run, the clock counting steps: every log is explained with its own largest gap, within validate's
     default budget (the worst took 197,296 states when measured; with the clock only ordering, not in CI, all 320 are
-    explained too, the worst in 1,788,239: the README, "Validating a system's logs")."""
+    explained too, the worst in 1,788,239: docs/results/2026-11-29-logs-budget.md)."""
     _sampled_walks_explained(name, 100, tmp_path, orders=False)
 
 

@@ -1,4 +1,4 @@
-"""``autoswitch bugs``: the known-bugs catalogue listed, printed as the README's table, one row reproduced (its
+"""``autoswitch bugs``: the known-bugs catalogue listed, printed as docs/known-bugs.md's table, one row reproduced (its
 trace on both models, the fix, the fixed setting model-checked in a spec folder where ``MC_data_reg1`` is tiny, or
 where it is broken: exit 1); an unknown row or a spec folder without the modules is bad input (exit 2)."""
 

@@ -15,9 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from autoswitch.conformance.controls import select
 from autoswitch.conformance.errors import InputError
 from autoswitch.conformance.simulation import store
-from autoswitch.conformance.simulation.campaign import FAULT_MOVES, MOVES, parse_weights, select
+from autoswitch.conformance.simulation.campaign import FAULT_MOVES, MOVES, parse_weights
 from autoswitch.conformance.simulation.report import write_report
 from autoswitch.conformance.simulation.spark import Campaign, RunStats, check_master, run_campaign
 

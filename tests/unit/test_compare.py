@@ -1,4 +1,4 @@
-"""The comparison of the designs RIP-44 replaced (conformance/compare.py): the README's table is the one the committed
+"""The comparison of the designs RIP-44 replaced (conformance/compare.py): docs/designs.md's table is the one the committed
 results render; those results are what controls.py expects; a search per violated property gives what a check of each
 property alone gives; the registry does not mix designs; the campaign report's Designs section."""
 
@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHEAP = ("ms-async", "ms-sync", "dledger-2", "dledger-3")  # seconds each; controller mode's take minutes
 
 
-def test_readme_shows_the_table_of_the_committed_results() -> None:
+def test_the_designs_page_shows_the_table_of_the_committed_results() -> None:
     cells = compare.load()
-    assert compare.markdown_table(cells) in (ROOT / "README.md").read_text()
+    assert compare.markdown_table(cells) in (ROOT / compare.TABLE_PAGE).read_text()
 
 
 def test_committed_results_cover_every_design_and_property_as_controls_expects() -> None:

@@ -15,9 +15,20 @@ from click.testing import CliRunner
 
 from autoswitch.conformance.check.specconfig import SPEC_DIR_ENV, SpecDirError, load_spec_config, spec_dir, use_spec_dir
 from autoswitch.conformance.cli import main
-from autoswitch.conformance.controls import CONTROLS, SIMULATE, by_cfg, expected_violation, findings, in_default, liveness_breaks
+from autoswitch.conformance.controls import (
+    CONTROLS,
+    DEFAULT_CONFIGS,
+    DEFAULT_WEIGHTS,
+    SIMULATE,
+    by_cfg,
+    expected_violation,
+    findings,
+    grid,
+    in_default,
+    liveness_breaks,
+)
 from autoswitch.conformance.engines import OPTION_FIELDS, config_from_meta, spec_constant
-from autoswitch.conformance.simulation.campaign import DEFAULT_CONFIGS, DEFAULT_WEIGHTS, MOVES, Drawer, grid
+from autoswitch.conformance.simulation.campaign import MOVES, Drawer
 from autoswitch.reference import Options
 from autoswitch.reference.liveness import LIVENESS_BY_NAME, NEW_FAULTS
 
@@ -85,7 +96,7 @@ def test_each_simulation_configuration_is_in_the_grid_with_its_control(row) -> N
 
 def test_the_default_campaign_weighs_every_fault_and_draws_those_of_the_action_table() -> None:
     assert set(NEW_FAULTS) <= {m for m in MOVES if DEFAULT_WEIGHTS.get(m, 0) > 0}
-    for name in DEFAULT_CONFIGS:  # the liveness walks draw no ControllerMetadataLoss (campaign.LIVE_WEIGHTS)
+    for name in DEFAULT_CONFIGS:  # the liveness walks draw no ControllerMetadataLoss (controls.LIVE_WEIGHTS)
         weights = grid()[name].weights()
         assert {f for f in NEW_FAULTS if not weights[f] > 0} == ({"ControllerMetadataLoss"} if grid()[name].live else set()), name
     from autoswitch.reference.actions import ACTIONS

@@ -1,4 +1,4 @@
-"""The simulation of the designs RIP-44 replaced (campaign.DESIGN_SETS): their configurations in the grid, walks that
+"""The simulation of the designs RIP-44 replaced (controls.DESIGN_SETS): their configurations in the grid, walks that
 start from InitDesign and draw only the design's actions, the known outcomes found and shrunk, the safe ones clean.
 The walks run on the reference alone (``with_impl=False``): the implementation of the designs is not this module's."""
 
@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from autoswitch.conformance.controls import DEFAULT_WEIGHTS, grid, select
 from autoswitch.conformance.engines import make_engine, trace_states
 from autoswitch.conformance.errors import InputError
-from autoswitch.conformance.simulation.campaign import (
-    DEFAULT_WEIGHTS,
-    Drawer,
-    check_weights,
-    grid,
-    rerun,
-    run_walk,
-    select,
-    walk_seed,
-)
+from autoswitch.conformance.simulation.campaign import Drawer, check_weights, rerun, run_walk, walk_seed
 from autoswitch.conformance.simulation.fair import fair_records
 from autoswitch.conformance.simulation.shrink import shrink
 from autoswitch.conformance.trace.itf import write_trace

@@ -1,6 +1,6 @@
 """The known-bugs catalogue (conformance/known_bugs.py): each row's trace is its shortest known counterexample with
 the row's setting and property, the fixed setting stops it, the rows agree with controls.py and the spec
-configurations, and the README's table is the catalogue's. Rows that need pieces merged later (the liveness
+configurations, and docs/known-bugs.md's table is the catalogue's. Rows that need pieces merged later (the liveness
 checker, the MC_live_* configurations, their lassos) are checked for what exists: ``pending`` must name exactly
 the files that are missing."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import attrs
 import pytest
 
 from autoswitch.conformance import controls
@@ -17,6 +18,7 @@ from autoswitch.conformance.check.specconfig import CHECKOUT_SPEC_DIR, load_spec
 from autoswitch.conformance.engines import config_from_meta
 from autoswitch.conformance.known_bugs import (
     BY_ID,
+    CHECKER,
     CHECKOUT,
     DERIVED,
     DOCUMENTED,
@@ -26,6 +28,8 @@ from autoswitch.conformance.known_bugs import (
     LIVENESS,
     REPORTED,
     SAFETY,
+    SCENARIO,
+    TABLE_PAGE,
     adopt,
     markdown_table,
     reproduce,
@@ -106,15 +110,28 @@ def test_kip101_alone_does_not_fix_the_divergence_and_kip279_alone_fixes_kip279s
                                                                   **k3.options))[2]
 
 
-@pytest.mark.parametrize("bug", [b for b in KNOWN_BUGS if b.control], ids=lambda b: b.id)
-def test_the_row_agrees_with_its_control(bug) -> None:
-    control = next(c for c in controls.CONTROLS if c.name == bug.control)
-    assert (control.policy, dict(control.options), control.invariant) == (bug.policy, dict(bug.options), bug.property)
-    if bug.config is not None:
-        assert control.cfg == bug.config
-        assert control.steps in (None, bug.steps)
-    if bug.source is not None:
-        assert control.trace == bug.source
+@pytest.mark.parametrize("bug", KNOWN_BUGS, ids=lambda b: b.id)
+def test_the_row_takes_its_setting_from_its_control(bug) -> None:
+    """The setting, the property and the fault are the control's; the checker's counterexample is its control's (its
+    configuration, length and start); a scenario is the control's trace."""
+    control = controls.by_name(bug.control)
+    assert control is not None
+    assert (control.policy, dict(control.options), control.expects) == (bug.policy, dict(bug.options), bug.property)
+    assert bug.fault == (control.faults[0] if control.faults else None)
+    if bug.found_by == CHECKER:
+        assert (bug.config, bug.steps) == (control.cfg, control.steps)
+        assert bug.config is None or bug.start == load_spec_config(bug.config).init
+    else:
+        assert bug.config is None
+    assert bug.source == (control.trace if bug.found_by == SCENARIO else None)
+
+
+def test_a_row_restating_its_controls_counterexample_otherwise_is_refused() -> None:
+    row = BY_ID["rocketmq-5663"]
+    with pytest.raises(ValueError, match="rocketmq-5663: the checker's counterexample has its control's steps"):
+        attrs.evolve(row, steps=row.steps + 1)
+    with pytest.raises(ValueError, match="no row of controls.py"):
+        attrs.evolve(row, control="no-such-row")
 
 
 @pytest.mark.parametrize("bug", [b for b in KNOWN_BUGS if b.source], ids=lambda b: b.id)
@@ -177,10 +194,10 @@ def test_reproduce_a_safety_row_without_the_checker() -> None:
     assert "NoAckedMessageLost fails at state 16, as expected" in checks[0].detail
 
 
-def test_the_readme_table_is_the_catalogue() -> None:
-    text = (CHECKOUT / "README.md").read_text()
-    section = re.search(r"^## Known bugs the model reproduces\n(.*?)(?=^## )", text, re.S | re.M)
-    assert section is not None, "README.md has no section 'Known bugs the model reproduces'"
+def test_the_docs_table_is_the_catalogue() -> None:
+    text = (CHECKOUT / TABLE_PAGE).read_text()
+    section = re.search(r"^# Known bugs the model reproduces\n(.*?)(?=^#{1,2} |\Z)", text, re.S | re.M)
+    assert section is not None, f"{TABLE_PAGE} has no section 'Known bugs the model reproduces'"
     assert markdown_table() in section.group(1)
 
 

@@ -89,7 +89,7 @@ def test_each_fault_move_builds_its_action_tables_record(tag: str) -> None:
 
 def test_metadata_loss_and_wipes_are_drawn_only_within_their_bounds() -> None:
     """generate.fault_action: no metadata loss while a process has no id (it would be handed a used one), no wipe
-    while the controller does not know the set (README.md, "Faults")."""
+    while the controller does not know the set (docs/liveness.md)."""
     v = make_engine("reference", grid()["safe-rocketmq-2p"].config).variables()
     assert fault_action(random.Random(1), v, "ControllerMetadataLoss") is None  # fresh processes: no ids yet
     v = {**v, "regState": {"p1": "DOWN", "p2": "REGISTERED"}}
