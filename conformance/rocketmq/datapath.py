@@ -190,7 +190,8 @@ def _held_empty_slave(d: DataPath) -> dict[str, Any]:
     d.open(2, ackTimeoutMs=500, allAck=True)
     d.master(1, 1, [1])
     d.slave(2, 1, 1, link=True)
-    connected = d.acked(1, 2)
+    d.acked(1, 2)
+    connected = d.until(1, lambda v: 2 in v["proposed"], SETTLE_S)  # the proposal follows the report's ack
     d.hold(2)
     return connected
 
@@ -365,6 +366,36 @@ def _acked_lost(seen: dict[str, Any]) -> bool:
     return seen["put m1 with B down"] == "PUT_OK" and a["proposed"] == [1] and a["log"][1] not in b["log"]
 
 
+def _second_expansion(d: DataPath) -> dict[str, Any]:
+    """Three stores, allAckInSyncStateSet, A master of the set {A}. B catches up: A proposes {A, B}, which the controller
+    may apply at once. Before A learns the answer, C catches up: A proposes again. Then B gets nothing more (held), and
+    A puts m1. A goes down before the answer to {A, B} reaches it; the controller, whose set is {A, B}, elects B: does B
+    hold every acknowledged message?"""
+    for broker in (1, 2, 3):
+        d.open(broker, ackTimeoutMs=500, allAck=True)
+    d.master(1, 1, [1])
+    d.put(1)
+    d.slave(2, 1, 1, link=True)
+    d.reach(2, 1)
+    first = d.until(1, lambda v: 2 in v["proposed"])
+    d.slave(3, 1, 1)
+    d.reach(3, 1)
+    second = d.until(1, lambda v: 3 in v["proposed"])
+    d.hold(2)
+    status = d.put(1)
+    a = d.view(1)
+    d.close(1)
+    d.master(2, 2, [2])
+    return {"A proposes first": first["proposed"], "A proposes second": second["proposed"], "put m1": status, "A": a,
+            "B elected": d.view(2)}
+
+
+def _second_replaces_the_first(seen: dict[str, Any]) -> bool:
+    a, b = seen["A"], seen["B elected"]
+    return (seen["put m1"] == "PUT_OK" and 2 in seen["A proposes first"] and 2 not in seen["A proposes second"]
+            and a["log"][1] not in b["log"])
+
+
 FINDINGS: tuple[Finding, ...] = (
     Finding("handshake-keeps-the-old-epoch",
             "AutoSwitchHAClient.doTruncate cuts the slave's epoch file only if the point is below maxPhyOffset, read after "
@@ -415,6 +446,13 @@ FINDINGS: tuple[Finding, ...] = (
             "replicas differ at one offset",
             "traces/negative/rocketmq-epoch-reentry-diverges (option epochReentryFix = false): LogMatching fails",
             _epoch_reentry, _diverges),
+    Finding("second-expansion-replaces-the-first",
+            "maybeExpandInSyncStateSet does not look at isSynchronizingSyncStateSet: a second slave that catches up "
+            "while an expansion is in flight is proposed as the local set plus it, and that proposal replaces the "
+            "remote set, so acks are counted against the local set plus the second member while the controller may "
+            "already list the first, which lacks what is then acknowledged",
+            "the model's Expand waits for the answer to the alter in flight (pendingAlter): NoAckedMessageLost holds",
+            _second_expansion, _second_replaces_the_first),
     Finding("expand-without-union",
             "#5663, before 5.1.1: an expansion is only proposed (ReplicasManager sends AlterSyncStateSet) and acks are "
             "counted against the local set, so a put is acknowledged without the member the controller may already "

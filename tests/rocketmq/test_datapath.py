@@ -35,6 +35,8 @@ def _seen(name: str, version: str) -> dict:
     ("slave-stuck-after-failover-before-first-copy", "5.5.1", True),
     ("slave-learns-the-epoch-from-a-heartbeat", "5.5.1", True),
     ("epoch-reentry-diverges", "5.3.3", True),
+    ("second-expansion-replaces-the-first", "5.5.1", True),
+    ("second-expansion-replaces-the-first", "5.3.3", True),
     # the upstream fixes of 5.1.1 (#5663, #6662), on the stores of 5.1.0 (the release before) and after
     ("expand-without-union", "5.1.0", True),
     ("expand-without-union", "5.5.1", False),

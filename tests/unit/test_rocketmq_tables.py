@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autoswitch.conformance.rocketmq.datawalk import markdown_table as datawalk_table
 from autoswitch.conformance.rocketmq.engine import markdown_table
 from autoswitch.conformance.rocketmq.findings import DIVERGENCES, MODEL_ERROR, REFINEMENT, REFINEMENTS
 
@@ -24,3 +25,7 @@ def test_every_settled_divergence_names_a_committed_trace_and_its_settlement() -
 def test_every_refinement_has_a_witness_ending_at_the_refined_request() -> None:
     for r in REFINEMENTS:
         assert r.witness and r.about and r.spec
+
+
+def test_the_fidelity_page_holds_the_data_walk_table() -> None:
+    assert datawalk_table() in (ROOT / "docs" / "fidelity.md").read_text()

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.rocketmq.common.BrokerConfig;
@@ -47,12 +48,14 @@ import org.apache.rocketmq.store.stats.BrokerStatsManager;
  */
 final class DataDriver implements Driver {
     private static final String TOPIC = "autoswitch";
+    private static final long SHUTDOWN_MS = 10_000;
     private static final int END_FILE_MIN_BLANK_LENGTH = 4 + 4;  // CommitLog's: a message leaves room for a blank
     private static final boolean ADDRESS_KEYED = !hasMethod("getLocalSyncStateSet");  // 5.0.0 and 5.1.0
     private final Map<Long, Broker> brokers = new TreeMap<>();
     private Path root;
     private long messageSize = -1;
     private int nextBody;
+    private final Map<String, CompletableFuture<PutMessageResult>> puts = new TreeMap<>();  // the async puts, by body
 
     private static final class Broker {
         final long id;
@@ -60,6 +63,8 @@ final class DataDriver implements Driver {
         final int haPort;
         DefaultMessageStore store;
         Link link;
+        Stepper stepper;  // a slave whose HA frames pass one step at a time (the data-path walks)
+        long masterId = -1;  // a slave's master
         volatile JsonArray proposed = new JsonArray();  // the last syncStateSet the HA service proposed to its listener
 
         Broker(long id, MessageStoreConfig config, int haPort) {
@@ -85,6 +90,7 @@ final class DataDriver implements Driver {
                 root = Files.createTempDirectory("autoswitch-data-");
                 messageSize = -1;
                 nextBody = 0;
+                puts.clear();
                 return new JsonObject();
             case "open":
                 return open(r);
@@ -104,6 +110,8 @@ final class DataDriver implements Driver {
                 return syncStateSet(r);
             case "hold":
                 return hold(r);
+            case "step":
+                return step(r);
             default:
                 throw new IllegalArgumentException("unknown data operation " + op);
         }
@@ -138,6 +146,15 @@ final class DataDriver implements Driver {
             c.setAllAckInSyncStateSet(r.has("allAck") && r.get("allAck").getAsBoolean());
             c.setAsyncLearner(r.has("asyncLearner") && r.get("asyncLearner").getAsBoolean());
             c.setSyncFromLastFile(r.has("syncFromLastFile") && r.get("syncFromLastFile").getAsBoolean());
+            if (r.has("stepped") && r.get("stepped").getAsBoolean()) {  // nothing expires or shrinks by time in a walk
+                c.setHaHousekeepingInterval(600_000);
+                c.setHaMaxTimeSlaveNotCatchup(600_000);
+                // the consume queue is not compared; dispatching past confirmOffset keeps 5.3.x's ReputMessageService
+                // from spinning while confirmOffset lags (#9811), which also holds its store's shutdown for 90 s
+                if (Arrays.stream(MessageStoreConfig.class.getMethods()).anyMatch(m -> m.getName().equals("setReadUnCommitted"))) {
+                    call(c, "setReadUnCommitted", new Class<?>[] {boolean.class}, true);  // 5.2.0 on
+                }
+            }
             c.setBrokerRole(BrokerRole.SLAVE);
             int port = freePort();
             c.setHaListenPort(port);
@@ -147,6 +164,7 @@ final class DataDriver implements Driver {
         if (b.store != null) {
             throw new IllegalArgumentException("broker " + id + " is open");
         }
+        b.config.setBrokerRole(BrokerRole.SLAVE);  // a broker in controller mode starts as a slave, until its role comes
         BrokerConfig brokerConfig = new BrokerConfig();
         brokerConfig.setBrokerId(id);
         brokerConfig.setEnableControllerMode(true);
@@ -168,15 +186,13 @@ final class DataDriver implements Driver {
         return answer;
     }
 
-    private JsonObject close(Broker b) throws IOException {
-        b.store.shutdown();
+    private JsonObject close(Broker b) throws IOException, InterruptedException {
+        boolean hung = shutdown(b.store);
         b.store = null;
-        if (b.link != null) {
-            b.link.close();
-            b.link = null;
-        }
+        unlink(b);
         JsonObject answer = new JsonObject();
         answer.addProperty("closed", b.id);
+        answer.addProperty("shutdownHung", hung);
         return answer;
     }
 
@@ -185,10 +201,7 @@ final class DataDriver implements Driver {
         Broker b = broker(r);
         b.config.setBrokerRole(r.has("sync") && !r.get("sync").getAsBoolean() ? BrokerRole.ASYNC_MASTER : BrokerRole.SYNC_MASTER);
         boolean changed = b.ha().changeToMaster(r.get("epoch").getAsInt());
-        if (b.link != null) {
-            b.link.close();  // changeToMaster shut its HA client down
-            b.link = null;
-        }
+        unlink(b);  // changeToMaster shut its HA client down
         call(b.ha(), "setSyncStateSet", new Class<?>[] {Set.class}, members(r.getAsJsonArray("syncStateSet")));
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
@@ -212,6 +225,68 @@ final class DataDriver implements Driver {
         return view(b);
     }
 
+    /** A data-path step on slave id's stepped connection (Stepper.step), then the slave's view. */
+    private JsonObject step(JsonObject r) throws Exception {
+        Broker b = broker(r);
+        if (b.stepper == null) {
+            throw new IllegalArgumentException("broker " + b.id + " is not a stepped slave");
+        }
+        String kind = r.get("kind").getAsString();
+        long timeout = r.get("timeoutMs").getAsLong();
+        JsonObject answer = b.stepper.step(kind, r.has("offset") ? r.get("offset").getAsLong() : -1, timeout);
+        Broker master = brokers.get(b.masterId);
+        if (answer.get("taken").getAsBoolean() && master != null && master.store != null) {
+            long deadline = System.currentTimeMillis() + timeout;
+            long offset = answer.get("offset").getAsLong();
+            if (kind.equals("transfer")) {  // the slave appended the message
+                long end = offset + answer.get("bodySize").getAsLong();
+                while (b.store.getMaxPhyOffset() < end && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(5);
+                }
+            } else {  // the master read the report
+                while (!acked(master, b.id, offset) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(5);
+                }
+            }
+            settle(b, master, deadline);
+        }
+        answer.add("view", view(b));
+        return answer;
+    }
+
+    private static boolean acked(Broker master, long slave, long offset) {
+        for (HAConnection c : master.ha().getConnectionList()) {
+            Object id = call(c, ADDRESS_KEYED ? "getSlaveAddress" : "getSlaveId", new Class<?>[0]);
+            if (id != null && idOf(id) == slave && c.getSlaveAckOffset() == offset) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Wait until what the step's frame set off has run: the two stores' views the same three times 10 ms apart. */
+    private void settle(Broker slave, Broker master, long deadline) throws InterruptedException {
+        String last = "";
+        int same = 0;
+        while (same < 3 && System.currentTimeMillis() < deadline) {
+            String now = view(slave).toString() + view(master).toString();
+            same = now.equals(last) ? same + 1 : 0;
+            last = now;
+            Thread.sleep(10);
+        }
+    }
+
+    private static void unlink(Broker b) throws IOException {
+        if (b.link != null) {
+            b.link.close();
+            b.link = null;
+        }
+        if (b.stepper != null) {
+            b.stepper.close();
+            b.stepper = null;
+        }
+    }
+
     /**
      * ReplicasManager.changeToSlave's store half: SLAVE, changeToSlave, then the master's HA address, or with link a
      * holdable forwarder to it (with pass: holding all but the master's first pass bytes).
@@ -221,14 +296,20 @@ final class DataDriver implements Driver {
         Broker master = brokers.get(r.get("master").getAsLong());
         b.config.setBrokerRole(BrokerRole.SLAVE);
         boolean changed = b.ha().changeToSlave("", r.get("epoch").getAsInt(), b.id);
-        if (b.link != null) {
-            b.link.close();
-            b.link = null;
+        b.masterId = master.id;
+        unlink(b);
+        String address = master.haAddress();
+        if (r.has("stepped") && r.get("stepped").getAsBoolean()) {
+            b.stepper = new Stepper(address);
+            address = b.stepper.address();
+        } else if (r.has("link") && r.get("link").getAsBoolean()) {
+            b.link = new Link(address, r.has("pass") ? r.get("pass").getAsLong() : Long.MAX_VALUE);
+            address = b.link.address();
         }
-        if (r.has("link") && r.get("link").getAsBoolean()) {
-            b.link = new Link(master.haAddress(), r.has("pass") ? r.get("pass").getAsLong() : Long.MAX_VALUE);
+        b.ha().updateHaMasterAddress(address);
+        if (b.stepper != null && b.ha().getHAClient() != null) {  // connect now, not after the client's 5 s back-off
+            call(b.ha().getHAClient(), "wakeup", new Class<?>[0]);
         }
-        b.ha().updateHaMasterAddress(b.link != null ? b.link.address() : master.haAddress());
         JsonObject answer = view(b);
         answer.addProperty("returns", changed);
         return answer;
@@ -248,8 +329,11 @@ final class DataDriver implements Driver {
         msg.setStoreHost(new InetSocketAddress(InetAddress.getLoopbackAddress(), 10911));
         msg.setBornHost(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         msg.setPropertiesString(MessageDecoder.messageProperties2String(msg.getProperties()));
-        PutMessageResult result = b.store.putMessage(msg);
         JsonObject answer = new JsonObject();
+        if (r.has("async") && r.get("async").getAsBoolean()) {
+            return putAsync(b, msg, body, answer);
+        }
+        PutMessageResult result = b.store.putMessage(msg);
         answer.addProperty("status", result.getPutMessageStatus().name());
         answer.addProperty("body", body);
         if (result.getAppendMessageResult() != null && result.getAppendMessageResult().getWroteBytes() > 0) {
@@ -260,6 +344,32 @@ final class DataDriver implements Driver {
             messageSize = size;
             answer.addProperty("wroteOffset", result.getAppendMessageResult().getWroteOffset());
         }
+        answer.add("view", view(b));
+        return answer;
+    }
+
+    /**
+     * The put a producer waits for, not waited for here: the message is appended when asyncPutMessage returns, and its
+     * future completes when the store acknowledges it (the view's puts). The first one sets haTransferBatchSize to a
+     * message's size, so that the master sends one message per HA frame.
+     */
+    private JsonObject putAsync(Broker b, MessageExtBrokerInner msg, String body, JsonObject answer) {
+        long before = b.store.getMaxPhyOffset();
+        CompletableFuture<PutMessageResult> future = b.store.asyncPutMessage(msg);
+        long size = b.store.getMaxPhyOffset() - before;
+        if (size > 0) {
+            if (messageSize >= 0 && messageSize != size) {
+                throw new IllegalStateException("messages differ in size: " + messageSize + " and " + size);
+            }
+            messageSize = size;
+            for (Broker other : brokers.values()) {
+                other.config.setHaTransferBatchSize((int) size);
+            }
+            answer.addProperty("wroteOffset", before);
+        }
+        puts.put(body, future);
+        answer.addProperty("status", future.isDone() ? future.join().getPutMessageStatus().name() : "PENDING");
+        answer.addProperty("body", body);
         answer.add("view", view(b));
         return answer;
     }
@@ -304,7 +414,7 @@ final class DataDriver implements Driver {
         List<HAConnection> connections = b.ha().getConnectionList();
         for (HAConnection c : connections) {
             Object slave = call(c, ADDRESS_KEYED ? "getSlaveAddress" : "getSlaveId", new Class<?>[0]);
-            if (slave != null) {  // null: the connection has not had its handshake yet
+            if (slave != null && idOf(slave) >= 0) {  // null or -1: the connection has not had its handshake yet
                 acks.addProperty(String.valueOf(idOf(slave)), c.getSlaveAckOffset());
             }
         }
@@ -328,9 +438,28 @@ final class DataDriver implements Driver {
             }
         }
         v.add("bodies", bodies);
+        JsonObject statuses = new JsonObject();
+        puts.forEach((body, f) -> statuses.addProperty(body, f.isDone() ? f.join().getPutMessageStatus().name() : "PENDING"));
+        v.add("puts", statuses);
         v.add("offsets", offsets);
         v.addProperty("fileSize", fileSize);
         return v;
+    }
+
+    /**
+     * Shut a store down, waiting at most SHUTDOWN_MS: a service thread that does not stop (a ReputMessageService
+     * spinning in doReput was seen) would hold shutdown for its 90 s join; it is left behind, and true says so.
+     */
+    private static boolean shutdown(DefaultMessageStore store) throws InterruptedException {
+        Thread t = new Thread(store::shutdown, "autoswitch-shutdown");
+        t.setDaemon(true);
+        t.start();
+        t.join(SHUTDOWN_MS);
+        if (t.isAlive()) {
+            System.err.println("a store's shutdown did not end within " + SHUTDOWN_MS + " ms; left behind");
+            return true;
+        }
+        return false;
     }
 
     /** DefaultMessageStore's constructor: 5.1.1 on also takes the topic config table. */
@@ -403,13 +532,14 @@ final class DataDriver implements Driver {
     public void close() throws IOException {
         for (Broker b : brokers.values()) {
             if (b.store != null) {
-                b.store.shutdown();
+                try {
+                    shutdown(b.store);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
                 b.store = null;
             }
-            if (b.link != null) {
-                b.link.close();
-                b.link = null;
-            }
+            unlink(b);
         }
         brokers.clear();
         if (root != null) {

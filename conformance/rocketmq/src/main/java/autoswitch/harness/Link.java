@@ -3,9 +3,6 @@ package autoswitch.harness;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,25 +14,13 @@ import java.util.List;
  * delivers what was held. A link may also let a number of the master's bytes pass and hold the rest (the handshake's
  * answer, and not the first transfer after it).
  */
-final class Link implements AutoCloseable {
-    private final ServerSocket server;
-    private final InetSocketAddress master;
+final class Link extends Forwarder {
     private final List<Socket> sockets = new ArrayList<>();
-    private long allowance = Long.MAX_VALUE;  // the master's bytes that may still pass; MAX: not held
-    private volatile boolean closed;
+    private long allowance;  // the master's bytes that may still pass; MAX: not held
 
     Link(String masterAddress, long pass) throws IOException {
+        super(masterAddress, "link");
         this.allowance = pass;
-        String[] hostPort = masterAddress.split(":");
-        this.master = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(this::accept, "autoswitch-link-" + server.getLocalPort());
-        acceptor.setDaemon(true);
-        acceptor.start();
-    }
-
-    String address() {
-        return "127.0.0.1:" + server.getLocalPort();
     }
 
     synchronized void hold(boolean hold) {
@@ -55,23 +40,14 @@ final class Link implements AutoCloseable {
         return k;
     }
 
-    private void accept() {
-        while (!closed) {
-            try {
-                Socket slave = server.accept();
-                Socket toMaster = new Socket(master.getAddress(), master.getPort());
-                synchronized (sockets) {
-                    sockets.add(slave);
-                    sockets.add(toMaster);
-                }
-                pump(slave, toMaster, false);
-                pump(toMaster, slave, true);
-            } catch (IOException e) {
-                if (!closed) {
-                    System.err.println("link " + address() + ": " + e);
-                }
-            }
+    @Override
+    void connected(Socket slave, Socket toMaster) {
+        synchronized (sockets) {
+            sockets.add(slave);
+            sockets.add(toMaster);
         }
+        pump(slave, toMaster, false);
+        pump(toMaster, slave, true);
     }
 
     /** Copy from one socket to the other; bytes from the master wait while the link is held. */
@@ -101,20 +77,10 @@ final class Link implements AutoCloseable {
         t.start();
     }
 
-    private static void quietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // already closed
-        }
-    }
-
     @Override
-    public void close() throws IOException {
-        closed = true;
-        server.close();
+    void closeConnections() {
         synchronized (sockets) {
-            sockets.forEach(Link::quietly);
+            sockets.forEach(Forwarder::quietly);
             sockets.clear();
         }
     }
