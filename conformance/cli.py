@@ -1236,10 +1236,17 @@ def cluster() -> None:
 @click.option("--rocketmq-version", default=CLUSTER_VERSION, show_default=True, metavar="VERSION", help="The release to run.")
 @click.option("--metadata-loss", is_flag=True, help="One fault alone: the name server killed and its controller's store "
               "deleted (the model's ControllerMetadataLoss; MC_live_meta says the set does not heal).")
+@click.option("--wipe", is_flag=True, help="Draw wiped stores too: a broker killed, its store folder deleted before it "
+              "restarts (the model's WipeDisk: it comes back as a new broker). Without it a seed's schedule is unchanged.")
+@click.option("--controllers", default="1", show_default=True, type=click.Choice(["1", "3"]),
+              help="1: the controller embedded in the name server; 3: three standalone controller nodes (DLedger peers), "
+              "their kill -9 and restart drawn in the schedule too.")
+@click.option("--cut", is_flag=True, help="Each broker's HA port behind a TCP proxy of ours; cut links drawn too: the "
+              "master's replication links held for a while, then released (the model's PartitionLink, HealLink).")
 def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, duration: float, rocketmq_version: str,
-                metadata_loss: bool) -> None:
+                metadata_loss: bool, wipe: bool, controllers: str, cut: bool) -> None:
     """Start a name server with the controller embedded and one broker set in controller mode (each a JVM), send unique
-    messages synchronously under a seeded schedule of kill -9, restarts and pauses, heal, read everything back and
+    messages synchronously under a seeded schedule of kill -9, restarts, pauses (and wiped stores), heal, read everything back and
     check that every acknowledged message is there (NoAckedMessageLost); then validate the controller's view, polled
     during the run, against the model (autoswitch validate: printed and reported). Exits 0 if NoAckedMessageLost
     holds, 1 if acknowledged messages were lost, 2 on bad usage or no java/mvn, 3 if the harness failed (a JVM that
@@ -1250,6 +1257,9 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
     from autoswitch.conformance.cluster.run import RunConfig, harness_failed, run
     from autoswitch.conformance.rocketmq.jvm import HarnessError, Unavailable, unavailable_reason
 
+    if metadata_loss and (wipe or cut or controllers != "1"):
+        raise click.UsageError("--metadata-loss is a fault alone, of the controller embedded in the name server: not with "
+                               "--wipe, --cut or --controllers 3")
     problem = cluster_build.version_problem(rocketmq_version)
     if problem:
         raise click.BadParameter(problem, param_hint="--rocketmq-version")
@@ -1261,7 +1271,8 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
         raise click.UsageError(f"autoswitch cluster run needs java and mvn: {problem}; no cluster was run")
     folder = output_folder(folder, "--out").resolve()
     signal.signal(signal.SIGHUP, _terminated)
-    config = RunConfig(seed, folder, brokers, settings_name, duration, rocketmq_version, metadata_loss=metadata_loss)
+    config = RunConfig(seed, folder, brokers, settings_name, duration, rocketmq_version, metadata_loss=metadata_loss,
+                       wipe=wipe, controllers=int(controllers), cut=cut)
     try:
         outcome = run(config, lambda line: click.echo(line, err=True), click.echo)
     except Unavailable as e:
@@ -1269,3 +1280,63 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
     except HarnessError as e:
         outcome = harness_failed(config, e, click.echo)
     sys.exit(outcome.exit_code)
+
+
+def _cluster_settings(value: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
+    unknown = [n for n in names if n not in CLUSTER_SETTINGS]
+    if unknown or not names:
+        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: not a setting; choose from "
+                                 f"{', '.join(CLUSTER_SETTINGS)}", param_hint="--settings")
+    return names
+
+
+@cluster.command("table")
+@click.option("--runs", default=2, show_default=True, type=click.IntRange(1, 100), help="Seeded runs per settings row.")
+@click.option("--duration", default=40.0, show_default=True, type=click.FloatRange(20, 3600), metavar="SECONDS",
+              help="Seconds of workload per run.")
+@click.option("--settings", "settings_names", default=",".join(CLUSTER_SETTINGS), show_default=True, metavar="A,B,...",
+              help="The rows, comma-separated.")
+@click.option("--first-seed", default=1, show_default=True, type=int, help="Each row's runs take seeds FIRST-SEED to FIRST-SEED+RUNS-1.")
+@click.option("--brokers", default=2, show_default=True, type=click.IntRange(2, 3), help="Brokers in the set.")
+@click.option("--out", default=None, metavar="DIR", help="An empty or new folder. Default: cluster-runs/<time>-table.")
+@click.option("--rocketmq-version", default=CLUSTER_VERSION, show_default=True, metavar="VERSION", help="The release to run.")
+@click.option("--wipe", is_flag=True, help="Each run draws wiped stores too (cluster run --wipe).")
+@click.option("--controllers", default="1", show_default=True, type=click.Choice(["1", "3"]),
+              help="Each run's controller: embedded (1) or three standalone nodes (cluster run --controllers).")
+@click.option("--cut", is_flag=True, help="Each run cuts replication links too (cluster run --cut).")
+def cluster_table(runs: int, duration: float, settings_names: str, first_seed: int, brokers: int, out: str | None,
+                  rocketmq_version: str, wipe: bool, controllers: str, cut: bool) -> None:
+    """The model's verdict beside real runs: RUNS seeded `cluster run`s for each settings row, one after the other
+    (each in OUT/<settings>/seed-<N>/, kept), then a markdown table on stdout (also OUT/table.md, OUT/table.json):
+    settings, the model configuration and whether the model says acknowledged messages can be lost under it, runs,
+    acknowledged messages, lost, runs with loss, the controller's view against the model. Exits 0, 1 if a row the
+    model calls safe lost an acknowledged message, 2 on bad usage or no java/mvn, 3 if a run's harness failed (the
+    table is printed all the same)."""
+    import time as _time
+
+    from autoswitch.conformance.cluster import build as cluster_build
+    from autoswitch.conformance.cluster.table import TableConfig, markdown, run_table
+    from autoswitch.conformance.rocketmq.jvm import Unavailable, unavailable_reason
+
+    names = _cluster_settings(settings_names)
+    problem = cluster_build.version_problem(rocketmq_version)
+    if problem:
+        raise click.BadParameter(problem, param_hint="--rocketmq-version")
+    folder = Path(out) if out else Path("cluster-runs") / f"{_time.strftime('%Y%m%dT%H%M%S')}-table-{os.getpid()}"
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise BadInput(f"--out {folder}: not an empty folder; a table needs a folder of its own")
+    problem = unavailable_reason()
+    if problem:
+        raise click.UsageError(f"autoswitch cluster table needs java and mvn: {problem}; no cluster was run")
+    folder = output_folder(folder, "--out").resolve()
+    signal.signal(signal.SIGHUP, _terminated)
+    config = TableConfig(folder, names, runs, duration, brokers, rocketmq_version, first_seed, wipe=wipe,
+                         controllers=int(controllers), cut=cut)
+    try:
+        rows, code = run_table(config, lambda line: click.echo(line, err=True))
+    except Unavailable as e:
+        raise click.UsageError(f"autoswitch cluster table: {e}") from None
+    click.echo(markdown(rows), nl=False)
+    click.echo(f"\n{config.command()} (runs in {folder})")
+    sys.exit(code)

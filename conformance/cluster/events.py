@@ -4,8 +4,13 @@ The watcher's polls (``watch.jsonl``) become ``events/controller.ndjson``: a hea
 and one ``observe`` event each time the controller's masterId, masterEpoch, syncStateSet or syncStateSetEpoch changed
 (a poll is stamped when its answer is in). The run's own kill -9 and restarts of brokers (``faults.jsonl``, stamped
 before the signal or the start) become ``events/p<k>.ndjson``: ``Crash`` and ``Restart`` of broker k, every one of them,
-so the header claims both tags complete. The brokers' epoch caches are not logged: RocketMQ's offsets count bytes, the
-model's messages (spec/README.md, refinement of offsets)."""
+so the header claims both tags complete; a wiped store between them is ``WipeDisk`` (then the header lets the search
+take that fault, claims it complete too, and counts one more broker id per wipe: the wiped broker registers as a new
+one); a master's replication links held by the proxy (``--cut``) are ``PartitionLink`` and ``HealLink`` on the
+master's log, one per slave (its ``lost`` left to the search). A kill -9 of a controller node (``--controllers 3``) is not logged: the model has one controller, whose
+leader's failover (``ControllerFailover``, DLedger keeping its metadata) the search may take unobserved. The brokers'
+epoch caches are not logged: RocketMQ's offsets count bytes, the model's messages (spec/README.md, refinement of
+offsets)."""
 
 from __future__ import annotations
 
@@ -28,21 +33,29 @@ MAX_STATES = 300_000  # the search's budget: a log it cannot explain within it i
 EXPLAINED, REFUSED, GAVE_UP, ERROR = "explained", "refused", "gave up", "error"
 
 
-CRASH_EVENTS, RESTART_EVENTS = ("kill -9", "exited by itself"), ("restart",)
+CRASH_EVENTS, RESTART_EVENTS, WIPE_EVENTS = ("kill -9", "exited by itself"), ("restart",), ("store deleted",)
+LINK_EVENTS = {"links cut": "PartitionLink", "links healed": "HealLink"}  # a master's links to each of its slaves
 
 
 def event_logs(watch: Sequence[Mapping[str, Any]], faults: Sequence[Mapping[str, Any]], brokers: Mapping[str, int],
                control: Control) -> dict[str, list[dict[str, Any]]]:
     """The files of the log, by name: the controller's (header first) and each broker's. ``brokers`` maps the run's
     broker nodes to their ports (p1, p2, ... in that order), ``control`` is the model configuration of the run."""
-    logs = {"controller": controller_log(watch, brokers, control)}
+    wipes = sum(1 for f in faults if f["event"] in WIPE_EVENTS and str(f.get("node")) in brokers)
+    cuts = any(f["event"] in LINK_EVENTS for f in faults)
+    logs = {"controller": controller_log(watch, brokers, control, wipes, cuts)}
     first = next((int(r["t"]) for r in watch if _answered(r)), None)
     if first is None:
         return logs
     names = {node: f"p{k}" for k, node in enumerate(brokers, 1)}
     for fault in faults:
         node = names.get(str(fault.get("node")))
-        tag = "Crash" if fault["event"] in CRASH_EVENTS else "Restart" if fault["event"] in RESTART_EVENTS else None
+        tag = ("Crash" if fault["event"] in CRASH_EVENTS else "Restart" if fault["event"] in RESTART_EVENTS
+               else "WipeDisk" if fault["event"] in WIPE_EVENTS else None)
+        if node is not None and fault["event"] in LINK_EVENTS:
+            for slave in fault.get("slaves") or []:
+                logs.setdefault(node, []).append({"node": node, "ts": max(0, int(fault["t"]) - first),
+                                                  "action": {"tag": LINK_EVENTS[fault["event"]], "peer": names[slave]}})
         if node is None or tag is None:
             continue
         logs.setdefault(node, []).append({"node": node, "ts": max(0, int(fault["t"]) - first), "action": {"tag": tag}})
@@ -54,14 +67,19 @@ def _answered(row: Mapping[str, Any]) -> bool:
     return row.get("master_epoch") is not None and row.get("sync_state_set_epoch") is not None
 
 
-def controller_log(watch: Sequence[Mapping[str, Any]], brokers: Mapping[str, int], control: Control) -> list[dict[str, Any]]:
-    """The header and the controller's events."""
+def controller_log(watch: Sequence[Mapping[str, Any]], brokers: Mapping[str, int], control: Control,
+                   wipes: int = 0, cuts: bool = False) -> list[dict[str, Any]]:
+    """The header and the controller's events; ``wipes``: the brokers' stores the run deleted; ``cuts``: the run cut
+    replication links."""
+    faults = [*(["WipeDisk"] if wipes else []), *(["PartitionLink"] if cuts else [])]
     processes = {f"p{k}": f"127.0.0.1:{port}" for k, port in enumerate(brokers.values(), 1)}
     meta = {"description": f"autoswitch cluster run: the controller's view, polled ({control.name})",
-            **Config(processes, control.model_options).to_meta(), "complete": ["Crash", "Restart"],
-            # the run's faults are kill -9 and restarts (Crash, Restart), pauses (heartbeat expiries, lost responses) and
-            # the controller's restart (ControllerFailover: DLedger keeps its metadata): none of the newer fault kinds
-            "next": {"brokerIds": list(range(1, len(processes) + 1)), "switches": ["DataPath"], "faults": []}}
+            **Config(processes, control.model_options).to_meta(),
+            "complete": ["Crash", "Restart", *faults, *(["HealLink"] if cuts else [])],
+            # the run's faults are kill -9 and restarts (Crash, Restart), pauses (heartbeat expiries, lost responses),
+            # the controller's restart (ControllerFailover: DLedger keeps its metadata), wiped stores (WipeDisk) and
+            # cut replication links (PartitionLink, HealLink): of the newer fault kinds only those two
+            "next": {"brokerIds": list(range(1, len(processes) + wipes + 1)), "switches": ["DataPath"], "faults": faults}}
     lines: list[dict[str, Any]] = [{"meta": meta}]
     start, last = None, None
     for row in watch:

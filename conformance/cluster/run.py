@@ -17,7 +17,19 @@ from autoswitch.conformance.cluster import check as history
 from autoswitch.conformance.cluster import events
 from autoswitch.conformance.cluster.build import Build, HarnessError, build
 from autoswitch.conformance.cluster.procs import Jvm, free_ports, run_client, wait_listening
-from autoswitch.conformance.cluster.schedule import KILL, KILL_NAMESRV, PAUSE, WIPE_CONTROLLER, Fault, Schedule, make_schedule
+from autoswitch.conformance.cluster.proxy import LinkProxy
+from autoswitch.conformance.cluster.schedule import (
+    CUT,
+    KILL,
+    KILL_CONTROLLER,
+    KILL_NAMESRV,
+    PAUSE,
+    WIPE,
+    WIPE_CONTROLLER,
+    Fault,
+    Schedule,
+    make_schedule,
+)
 from autoswitch.conformance.cluster.settings import SETTINGS
 from autoswitch.conformance.errors import EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT
 from autoswitch.conformance.rocketmq.jvm import java_command
@@ -29,6 +41,9 @@ IN_SYNC_SECONDS = 90.0  # every broker in the SyncStateSet before the workload
 HEAL_SECONDS = 120.0  # after the faults: a master and every broker in the SyncStateSet again
 LOSS_HEAL_SECONDS = 60.0  # after a metadata loss: 30 of the brokers' metadata syncs (syncBrokerMetadataPeriod 2 s)
 USER_HOME = "user-home"  # a node's user.home, under its folder: RocketMQ's own logs are in rocketmq_logs(node folder)
+STORE_DELETED = "store deleted"  # a wiped broker's line in faults.jsonl (events.py: WipeDisk)
+LINK_CUT, LINK_HEALED = "links cut", "links healed"  # a master's replication links (events.py: PartitionLink, HealLink)
+CUT_WAIT_SECONDS = 20.0  # a cut waits at most this long for every broker in the SyncStateSet
 NOT_REGISTERED = "hasn't been registered in controller"  # the controller's refusal of registerBrokerToController (2010)
 READ_SECONDS = 180.0
 WATCH_PERIOD_MS = 250  # short: two polls should see each change of the controller's view
@@ -43,6 +58,10 @@ BROKER_COMMON = {"brokerClusterName": CLUSTER, "brokerName": BROKER_SET, "broker
                  "mappedFileSizeCommitLog": MB16, "timerWheelEnable": "false", "autoCreateTopicEnable": "true"}
 NAMESRV_COMMON = {"enableControllerInNamesrv": "true", "controllerDLegerGroup": "autoswitch", "controllerDLegerSelfId": "n0",
                   "mappedFileSize": MB16, "scanNotActiveBrokerInterval": "1000", "scanInactiveMasterInterval": "1000"}
+# a standalone controller node (--controllers 3): a DLedger peer "n<k>" of node controller-<k>, the same periods
+CONTROLLER_COMMON = {"controllerType": "DLedger", "controllerDLegerGroup": "autoswitch", "mappedFileSize": MB16,
+                     "scanNotActiveBrokerInterval": "1000", "scanInactiveMasterInterval": "1000"}
+CONTROLLER_HEAP = "128m"
 
 
 @frozen
@@ -55,11 +74,19 @@ class RunConfig:
     version: str
     pause_ms: int = 20  # between two sends
     metadata_loss: bool = False
+    wipe: bool = False  # wiped broker stores drawn in the schedule
+    controllers: int = 1  # 1: the controller embedded in the name server; 3: standalone controller nodes (DLedger)
+    cut: bool = False  # each broker's HA port behind a proxy of ours; the master's links cut in the schedule
 
     def command(self, out: str = "NEW_DIR") -> str:
         return (f"autoswitch cluster run --seed {self.seed} --brokers {self.brokers} --settings {self.settings} "
                 f"--duration {self.duration:g} --rocketmq-version {self.version} --out {shlex.quote(out)}"
-                + (" --metadata-loss" if self.metadata_loss else ""))
+                + (" --metadata-loss" if self.metadata_loss else "") + (" --wipe" if self.wipe else "")
+                + (f" --controllers {self.controllers}" if self.controllers != 1 else "") + (" --cut" if self.cut else ""))
+
+    def schedule(self) -> Schedule:
+        return make_schedule(self.seed, self.duration, self.brokers, self.metadata_loss, self.wipe, self.controllers,
+                             self.cut)
 
 
 @frozen
@@ -97,7 +124,9 @@ class ClusterRun:
         self.broker_ports: dict[str, int] = {}
         self.down: set[str] = set()  # nodes this run killed and has not restarted yet
         self.built: Build | None = None
-        self.addresses: dict[str, str] = {}  # namesrv, controller: host:port
+        self.addresses: dict[str, str] = {}  # namesrv, controller: host:port (controllers: ';'-separated)
+        self.controller_nodes: dict[str, str] = {}  # DLedger peer id -> node, with --controllers 3
+        self.proxies: dict[str, LinkProxy] = {}  # broker -> the proxy in front of its HA port, with --cut
         self.t0 = 0
 
     # -- files ---------------------------------------------------------------------------------------------------------
@@ -163,26 +192,38 @@ class ClusterRun:
     def start(self) -> None:
         self.echo(f"building the launchers against RocketMQ {self.config.version} (Maven; cached)")
         self.built = build(self.config.version)
-        ports = free_ports(self.config.brokers + 2)
-        ns_port, controller_port = ports[0], ports[1]
-        namesrv_addr, controller_addr = f"127.0.0.1:{ns_port}", f"127.0.0.1:{controller_port}"
+        embedded = self.config.controllers == 1
+        brokers, controllers = self.config.brokers, self.config.controllers
+        ports = free_ports(1 + controllers + brokers + (brokers if self.config.cut else 0))  # the proxies' last
+        ns_port, controller_ports = ports[0], ports[1:1 + controllers]
+        ports, proxy_ports = ports[1 + controllers:1 + controllers + brokers], ports[1 + controllers + brokers:]
+        namesrv_addr = f"127.0.0.1:{ns_port}"
+        controller_addr = ";".join(f"127.0.0.1:{port}" for port in controller_ports)
         self.addresses = {"namesrv": namesrv_addr, "controller": controller_addr}
         ns = self.node_dir("namesrv")
         props = _properties(ns / "node.properties", {
             **NAMESRV_COMMON, **self.setting.controller, "listenPort": str(ns_port),
             "controllerDLegerPeers": f"n0-{controller_addr}", "controllerStorePath": str(ns / "controller"),
             "configStorePath": str(ns / "controller.properties"), "kvConfigPath": str(ns / "kvConfig.json"),
-            "rocketmqHome": str(ns / "home")})
+            "rocketmqHome": str(ns / "home")} if embedded else {
+            "listenPort": str(ns_port), "enableControllerInNamesrv": "false", "kvConfigPath": str(ns / "kvConfig.json"),
+            "configStorePath": str(ns / "namesrv.properties"), "rocketmqHome": str(ns / "home")})
         self.nodes["namesrv"] = self.jvm("namesrv", "Node", "namesrv", str(props))
-        self.echo(f"starting the name server with the controller embedded ({namesrv_addr}, controller {controller_addr})")
+        self.echo(f"starting the name server with the controller embedded ({namesrv_addr}, controller {controller_addr})"
+                  if embedded else f"starting the name server ({namesrv_addr})")
         self.nodes["namesrv"].start()
+        if not embedded:
+            self.start_controllers(controller_ports)
         wait_listening(self.nodes["namesrv"], ns_port, START_SECONDS)
-        wait_listening(self.nodes["namesrv"], controller_port, START_SECONDS)
+        if embedded:
+            wait_listening(self.nodes["namesrv"], controller_ports[0], START_SECONDS)
+        for k, port in enumerate(controller_ports if not embedded else [], 1):
+            wait_listening(self.nodes[f"controller-{k}"], port, START_SECONDS)
         # the watcher first, so that its event log starts before the brokers register (validate searches from Init)
         self.nodes["watcher"] = self.jvm("watcher", "Client", "watch", namesrv_addr, controller_addr, BROKER_SET,
                                          str(self.path("watch.jsonl")), str(WATCH_PERIOD_MS), heap="128m")
         self.nodes["watcher"].start()
-        for k, port in enumerate(ports[2:], 1):
+        for k, port in enumerate(ports, 1):
             name = f"broker-{k}"
             home = self.node_dir(name)
             props = _properties(home / "node.properties", {
@@ -191,6 +232,10 @@ class ClusterRun:
                 "storePathCommitLog": str(home / "store" / "commitlog"), "rocketmqHome": str(home / "home")})
             self.broker_ports[name] = port
             self.nodes[name] = self.jvm(name, "Node", "broker", str(props))
+            if self.config.cut:  # the broker advertises the proxy as its HA address (Node.java): its slaves come through it
+                self.proxies[name] = LinkProxy(proxy_ports[k - 1], port + 1)
+                with open(props, "a") as more:
+                    more.write(f"autoswitchHaAddress=127.0.0.1:{proxy_ports[k - 1]}\n")
         self.echo(f"starting {self.config.brokers} brokers of set {BROKER_SET} in controller mode (ports "
                   f"{', '.join(map(str, self.broker_ports.values()))})")
         for name in self.broker_ports:
@@ -210,10 +255,43 @@ class ClusterRun:
         self.echo(f"cluster up: master {self.node_of(state.get('master_address'))} (broker id {state.get('master_id')}, "
                   f"epoch {state.get('master_epoch')}), SyncStateSet {[r['id'] for r in state.get('in_sync', [])]}")
 
+    def start_controllers(self, ports: list[int]) -> None:
+        """Standalone controller nodes controller-1..n, DLedger peers n1..nn of one group (ControllerStartup's way)."""
+        peers = ";".join(f"n{k}-127.0.0.1:{port}" for k, port in enumerate(ports, 1))
+        for k, port in enumerate(ports, 1):
+            name = f"controller-{k}"
+            home = self.node_dir(name)
+            props = _properties(home / "node.properties", {  # DLedger's server listens on the node's peer address
+                **CONTROLLER_COMMON, **self.setting.controller, "controllerDLegerPeers": peers, "listenPort": str(port),
+                "controllerDLegerSelfId": f"n{k}", "controllerStorePath": str(home / "controller"),
+                "configStorePath": str(home / "controller.properties"), "rocketmqHome": str(home / "home")})
+            self.controller_nodes[f"n{k}"] = name
+            self.nodes[name] = self.jvm(name, "Node", "controller", str(props), heap=CONTROLLER_HEAP)
+        self.echo(f"starting {len(ports)} controller nodes (DLedger peers {peers})")
+        for name in self.controller_nodes.values():
+            self.nodes[name].start()
+
     # -- faults ----------------------------------------------------------------------------------------------------------
     def resolve(self, fault: Fault) -> tuple[str | None, str]:
         if fault.kind in (KILL_NAMESRV, WIPE_CONTROLLER):
-            return "namesrv", "name server and controller"
+            return "namesrv", "name server and controller" if self.config.controllers == 1 else "name server"
+        if fault.kind == CUT:
+            # a cut matters to the client only while a slave is in the SyncStateSet: wait for the whole set (a slave
+            # rejoins 5-20 s after a failover), so the cut may come up to CUT_WAIT_SECONDS late (faults.jsonl says when)
+            self.wait_for(self.in_sync, CUT_WAIT_SECONDS)
+            master = None
+            if self.wait_for(lambda s: self.node_of(s.get("master_address")) not in (None, *self.down), 15.0):
+                master = self.node_of(self.state().get("master_address"))
+            return master, "master"
+        if fault.kind == KILL_CONTROLLER:
+            leader = None
+            if self.wait_for(lambda s: self.controller_nodes.get(str(s.get("controller_leader"))) not in (None, *self.down),
+                             15.0):
+                leader = self.controller_nodes[str(self.state().get("controller_leader"))]
+            if fault.target == "leader":
+                return leader, "controller leader"
+            followers = [n for n in self.controller_nodes.values() if n != leader and n not in self.down]
+            return (followers[int(fault.at * 10) % len(followers)] if followers else None), "controller follower"
         master = None
         if self.wait_for(lambda s: self.node_of(s.get("master_address")) not in (None, *self.down), 15.0):
             master = self.node_of(self.state().get("master_address"))
@@ -228,19 +306,31 @@ class ClusterRun:
             self.event(f"skipped {fault.kind}: no {fault.target}", "", role=fault.target)
             return
         jvm = self.nodes[node]
-        if fault.kind in (KILL, KILL_NAMESRV, WIPE_CONTROLLER):
+        if fault.kind in (KILL, KILL_NAMESRV, WIPE_CONTROLLER, WIPE, KILL_CONTROLLER):
             self.down.add(node)
+            in_sync = [r["id"] for r in self.state().get("in_sync") or []]
             at = int(time.time() * 1000)
             jvm.kill9()
             self.event("kill -9", node, at=at, role=role)
             if fault.kind == WIPE_CONTROLLER:
                 shutil.rmtree(self.node_dir("namesrv") / "controller", ignore_errors=True)
                 self.event("controller store deleted", node)
+            if fault.kind == WIPE:  # the store folder: commit log, consume queues, epoch file, brokerIdentity, config
+                shutil.rmtree(self.node_dir(node) / "store")
+                self.event(STORE_DELETED, node, role=role, in_sync=in_sync)
             self.sleep(fault.length)
             at = int(time.time() * 1000)
             jvm.start()
             self.down.discard(node)
             self.event("restart", node, at=at)
+        elif fault.kind == CUT:
+            slaves = [n for n in self.broker_ports if n != node]
+            in_sync = [r["id"] for r in self.state().get("in_sync") or []]
+            self.proxies[node].hold()
+            self.event(LINK_CUT, node, role=role, slaves=slaves, in_sync=in_sync)
+            self.sleep(fault.length)
+            self.proxies[node].release()
+            self.event(LINK_HEALED, node, slaves=slaves)
         else:
             assert fault.kind == PAUSE
             self.down.add(node)
@@ -281,6 +371,8 @@ class ClusterRun:
         self.event("workload stop", "producer")
 
     def heal(self) -> bool:
+        for proxy in self.proxies.values():
+            proxy.release()
         for name, node in self.nodes.items():
             if name not in ("producer",) and node.alive() and node.paused:
                 node.resume()
@@ -303,6 +395,8 @@ class ClusterRun:
     def stop(self) -> None:
         for node in [*self.nodes.values(), *self.clients]:
             node.stop(3)
+        for proxy in self.proxies.values():
+            proxy.close()
 
     # -- what the controller showed --------------------------------------------------------------------------------------
     def failovers(self) -> tuple[int, int]:
@@ -325,12 +419,13 @@ class ClusterRun:
 def run(config: RunConfig, echo: Callable[[str], None], result: Callable[[str], None]) -> Outcome:
     """One run, start to report; ``echo`` gets progress, ``result`` the verdict lines."""
     began = time.monotonic()
-    schedule = make_schedule(config.seed, config.duration, config.brokers, config.metadata_loss)
+    schedule = config.schedule()
     setting = SETTINGS[config.settings]
     (config.out / "schedule.json").write_text(json.dumps(schedule.to_json(), indent=2) + "\n")
     result(f"checked under {setting.describe(config.brokers)}")
     result(f"--settings {config.settings}: {setting.about}; broker {dict(setting.broker)}, controller {dict(setting.controller)}")
-    result(f"schedule (seed {config.seed}, {len(schedule.faults)} faults over {config.duration:g} s):")
+    result(f"schedule (seed {config.seed}, {len(schedule.faults)} faults over {config.duration:g} s"
+           f"{', wiped stores drawn' if config.wipe else ''}{', replication links cut' if config.cut else ''}):")
     for line in schedule.describe():
         result(f"  {line}")
     cluster = ClusterRun(config, echo)
@@ -339,7 +434,13 @@ def run(config: RunConfig, echo: Callable[[str], None], result: Callable[[str], 
         cluster.start()
         cluster.workload(schedule)
         healed = cluster.heal()
-        read = cluster.read_back()
+        try:
+            read = cluster.read_back()
+        except HarnessError as e:
+            if healed:
+                raise
+            raise HarnessError(f"the cluster did not heal (a master and the whole SyncStateSet) and could not be read "
+                               f"back, so NoAckedMessageLost has no verdict: {e}") from None
         echo(f"read back {read.get('read')} messages from queues {read.get('queues')}")
     finally:
         cluster.stop()
@@ -380,7 +481,10 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
     start = next((int(f["t"]) for f in faults if f["event"] == "workload start"), 0)
     counts = verdict.counts()
     lines = [f"# autoswitch cluster run, seed {config.seed}", "",
-             f"RocketMQ {config.version}, {config.brokers} brokers, `--settings {config.settings}`: checked under "
+             f"RocketMQ {config.version}, {config.brokers} brokers, "
+             f"{'the controller embedded in the name server' if config.controllers == 1 else f'{config.controllers} controller nodes'}"
+             f"{', wiped stores drawn' if config.wipe else ''}{', replication links cut' if config.cut else ''}, "
+             f"`--settings {config.settings}`: checked under "
              f"{setting.describe(config.brokers)}.", "",
              f"**NoAckedMessageLost: {'holds' if verdict.holds else 'BROKEN'}** "
              f"({counts['lost']} acknowledged messages lost); {outcome.failovers} failovers "
@@ -416,7 +520,9 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
     (config.out / "report.md").write_text("\n".join(lines))
     (config.out / "summary.json").write_text(json.dumps({
         "seed": config.seed, "settings": config.settings, "control": setting.control(config.brokers).name,
-        "brokers": config.brokers, "version": config.version, "counts": counts, "failovers": outcome.failovers,
+        "brokers": config.brokers, "controllers": config.controllers, "wipe": config.wipe, "cut": config.cut,
+        "version": config.version,
+        "counts": counts, "failovers": outcome.failovers,
         "elections": outcome.elections, "healed": outcome.healed, "seconds": round(outcome.seconds, 1),
         "holds": verdict.holds, "lost": [s.id for s in verdict.lost], "duplicated": dict(verdict.duplicated),
         "validate": {"status": validation.status, "events": validation.events, "text": validation.text}}, indent=2) + "\n")

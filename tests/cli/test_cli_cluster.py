@@ -1,4 +1,4 @@
-"""``autoswitch cluster run``: its bad arguments, refused before any JVM starts (the runs themselves are
+"""``autoswitch cluster run`` and ``cluster table``: their bad arguments, refused before any JVM starts (the runs themselves are
 tests/cluster/)."""
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ CASES = [
     Case("metadata-loss-unsupported-release", ("cluster", "run", "--metadata-loss", "--rocketmq-version", "4.9.8"), 2,
          "supported: 5.3.3"),
     Case("out-not-empty", ("cluster", "run", "--out", "{spec}"), 2, "not an empty folder"),
+    Case("two-controllers", ("cluster", "run", "--controllers", "2"), 2, "--controllers"),
+    Case("metadata-loss-with-wipe", ("cluster", "run", "--metadata-loss", "--wipe"), 2, "--wipe"),
+    Case("table-no-runs", ("cluster", "table", "--runs", "0"), 2, "--runs"),
+    Case("table-unknown-settings", ("cluster", "table", "--settings", "safe,fast"), 2, "fast"),
 ]
 
 

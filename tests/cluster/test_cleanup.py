@@ -38,18 +38,22 @@ def _killed_after_first_fault(faults: Path) -> bool:
     return any(json.loads(line)["event"] == "kill -9" for line in faults.read_text().splitlines() if line.strip())
 
 
-@pytest.mark.parametrize("sig, code, grace", [(signal.SIGINT, 130, 0), (signal.SIGTERM, 143, 0), (signal.SIGKILL, -9, 20)],
-                         ids=["SIGINT", "SIGTERM", "SIGKILL"])
-def test_the_command_killed_mid_run_leaves_no_process(tmp_path: Path, sig: signal.Signals, code: int, grace: float) -> None:
+@pytest.mark.parametrize("sig, code, grace, more", [
+    (signal.SIGINT, 130, 0, ()), (signal.SIGTERM, 143, 0, ()), (signal.SIGKILL, -9, 20, ()),
+    # three controller nodes and the link proxies (threads of the command) as well
+    (signal.SIGINT, 130, 0, ("--controllers", "3", "--cut", "--wipe"))],
+    ids=["SIGINT", "SIGTERM", "SIGKILL", "SIGINT-controllers-cut"])
+def test_the_command_killed_mid_run_leaves_no_process(tmp_path: Path, sig: signal.Signals, code: int, grace: float,
+                                                      more: tuple[str, ...]) -> None:
     out = tmp_path / "run"
     command = subprocess.Popen([*AUTOSWITCH, "cluster", "run", "--seed", "3",
-                                "--duration", "120", "--out", str(out)],
+                                "--duration", "120", "--out", str(out), *more],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         started = _wait_for(lambda: _killed_after_first_fault(out / "faults.jsonl") or command.poll() is not None,
                             START_SECONDS)
         assert started and command.poll() is None, "the run did not reach its first fault"
-        assert _pids(out), "no JVM of the run found by its folder"
+        assert len(_pids(out)) >= (7 if more else 4), "the run's JVMs not found by its folder"
         os.kill(command.pid, sig)
         assert command.wait(60) == code
         # SIGKILL: nothing of the command runs; the JVMs see their stdin close and halt

@@ -45,8 +45,9 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  * <li>{@code produce NAMESRV TOPIC HISTORY PAUSE_MS SEND_TIMEOUT_MS}: sends unique messages synchronously, one at a time,
  * each written to HISTORY as an invoke line and then ok / fail / unknown, until "stop" or the end of stdin;</li>
  * <li>{@code read NAMESRV TOPIC OUT}: pulls every queue of TOPIC from offset 0 to its end, one JSON line per message;</li>
- * <li>{@code watch NAMESRV CONTROLLER BROKER_NAME OUT PERIOD_MS}: polls the controller's sync state data and metadata
- * and each broker's epoch cache, one JSON line per poll.</li>
+ * <li>{@code watch NAMESRV CONTROLLERS BROKER_NAME OUT PERIOD_MS}: polls the controller's sync state data and metadata
+ * and each broker's epoch cache, one JSON line per poll; CONTROLLERS is one address or several separated by ';' (each
+ * poll asks them in turn until one answers: the admin API then asks the leader it names).</li>
  * </ul>
  */
 public final class Client {
@@ -63,6 +64,19 @@ public final class Client {
     public static void main(String[] args) throws Exception {
         System.setProperty(RemotingCommand.REMOTING_VERSION_KEY, Integer.toString(MQVersion.CURRENT_VERSION));
         String mode = args.length > 0 ? args[0] : "";
+        try {
+            run(mode, args);
+        } catch (Throwable e) {
+            // a client's RocketMQ threads would keep a failed JVM alive: say why and go
+            System.out.println("{\"ok\":false,\"error\":" + Json.str(Json.error(e)) + "}");
+            System.out.flush();
+            e.printStackTrace();
+            Runtime.getRuntime().halt(1);
+        }
+        System.exit(0);
+    }
+
+    private static void run(String mode, String[] args) throws Exception {
         switch (mode) {
             case "setup":
                 Stdin.exitWhenClosed();
@@ -83,7 +97,6 @@ public final class Client {
                 System.err.println("usage: Client setup|produce|read|watch ...");
                 System.exit(2);
         }
-        System.exit(0);
     }
 
     private static DefaultMQAdminExt admin(String namesrv) throws MQClientException {
@@ -267,18 +280,39 @@ public final class Client {
         consumer.shutdown();
     }
 
-    private static void watch(String namesrv, String controller, String brokerName, String outPath, long period)
+    private static void watch(String namesrv, String controllers, String brokerName, String outPath, long period)
         throws Exception {
         DefaultMQAdminExt admin = admin(namesrv);
+        String[] addresses = controllers.split(";");
+        int next = 0;
         try (Writer out = new OutputStreamWriter(new FileOutputStream(outPath, true), StandardCharsets.UTF_8)) {
             while (true) {
                 StringBuilder json = new StringBuilder();
                 try {
-                    GetMetaDataResponseHeader meta = admin.getControllerMetaData(controller);
-                    BrokerReplicasInfo info = admin.getInSyncStateData(controller, List.of(brokerName));
+                    GetMetaDataResponseHeader meta = null;
+                    BrokerReplicasInfo info = null;
+                    Exception failed = null;
+                    // the controller that answered last first, then the others
+                    for (int k = 0; k < addresses.length && info == null; k++) {
+                        String controller = addresses[(next + k) % addresses.length];
+                        try {
+                            meta = admin.getControllerMetaData(controller);
+                            if (meta.getControllerLeaderAddress() == null) {
+                                throw new IllegalStateException(controller + " knows no controller leader");
+                            }
+                            info = admin.getInSyncStateData(controller, List.of(brokerName));
+                            next = (next + k) % addresses.length;
+                        } catch (Exception e) {
+                            failed = e;
+                        }
+                    }
+                    if (info == null) {
+                        throw failed;
+                    }
                     // stamped when the answer is in: what it shows happened at or before this time
                     json.append("{\"t\":").append(System.currentTimeMillis());
                     json.append(",\"controller_leader\":").append(Json.str(meta.getControllerLeaderId()));
+                    json.append(",\"controller_leader_address\":").append(Json.str(meta.getControllerLeaderAddress()));
                     BrokerReplicasInfo.ReplicasInfo replicas = info.getReplicasInfoTable().get(brokerName);
                     if (replicas != null) {
                         json.append(",\"master_id\":").append(replicas.getMasterBrokerId())

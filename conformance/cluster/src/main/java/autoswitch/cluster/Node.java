@@ -21,7 +21,9 @@ import org.apache.rocketmq.store.config.MessageStoreConfig;
 
 /**
  * One server process of the cluster: {@code Node namesrv PROPS} (a name server, with the controller embedded when
- * {@code enableControllerInNamesrv}) or {@code Node broker PROPS} (a broker). The properties file is read as
+ * {@code enableControllerInNamesrv}), {@code Node controller PROPS} (a controller node of its own, as RocketMQ's
+ * ControllerStartup starts one: a ControllerManager, one DLedger peer of {@code controllerDLegerPeers}) or
+ * {@code Node broker PROPS} (a broker). The properties file is read as
  * RocketMQ's own launchers read theirs (each config object takes the keys it has). Prints "started" once serving.
  * Exits at once when its stdin closes: the process that started it is gone.
  */
@@ -30,8 +32,8 @@ public final class Node {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2 || !(args[0].equals("namesrv") || args[0].equals("broker"))) {
-            System.err.println("usage: Node namesrv|broker PROPERTIES");
+        if (args.length != 2 || !(args[0].equals("namesrv") || args[0].equals("broker") || args[0].equals("controller"))) {
+            System.err.println("usage: Node namesrv|controller|broker PROPERTIES");
             System.exit(2);
         }
         Stdin.exitWhenClosed();
@@ -42,6 +44,8 @@ public final class Node {
         System.setProperty(RemotingCommand.REMOTING_VERSION_KEY, Integer.toString(MQVersion.CURRENT_VERSION));
         if (args[0].equals("namesrv")) {
             startNamesrv(properties);
+        } else if (args[0].equals("controller")) {
+            startController(properties, new NettyServerConfig(), new NettyClientConfig());
         } else {
             startBroker(properties);
         }
@@ -64,19 +68,26 @@ public final class Node {
         }
         namesrv.start();
         if (namesrvConfig.isEnableControllerInNamesrv()) {
-            ControllerConfig controllerConfig = new ControllerConfig();
-            JraftConfig jraftConfig = new JraftConfig();
-            controllerConfig.setJraftConfig(jraftConfig);
-            MixAll.properties2Object(properties, controllerConfig);
-            MixAll.properties2Object(properties, jraftConfig);
-            ControllerManager manager = new ControllerManager(controllerConfig, (NettyServerConfig) serverConfig.clone(),
-                clientConfig);
-            manager.getConfiguration().registerConfig(properties);
-            if (!manager.initialize()) {
-                throw new IllegalStateException("ControllerManager.initialize() returned false");
-            }
-            manager.start();
+            startController(properties, (NettyServerConfig) serverConfig.clone(), clientConfig);
         }
+    }
+
+    /** A ControllerManager: its DLedger server listens on this node's address in {@code controllerDLegerPeers}. */
+    private static void startController(Properties properties, NettyServerConfig serverConfig,
+        NettyClientConfig clientConfig) throws Exception {
+        ControllerConfig controllerConfig = new ControllerConfig();
+        JraftConfig jraftConfig = new JraftConfig();
+        controllerConfig.setJraftConfig(jraftConfig);
+        MixAll.properties2Object(properties, controllerConfig);
+        MixAll.properties2Object(properties, jraftConfig);
+        MixAll.properties2Object(properties, serverConfig);
+        MixAll.properties2Object(properties, clientConfig);
+        ControllerManager manager = new ControllerManager(controllerConfig, serverConfig, clientConfig);
+        manager.getConfiguration().registerConfig(properties);
+        if (!manager.initialize()) {
+            throw new IllegalStateException("ControllerManager.initialize() returned false");
+        }
+        manager.start();
     }
 
     private static void startBroker(Properties properties) throws Exception {
@@ -98,7 +109,16 @@ public final class Node {
         authConfig.setConfigName(brokerConfig.getBrokerName());
         authConfig.setClusterName(brokerConfig.getBrokerClusterName());
         authConfig.setAuthConfigPath(storeConfig.getStorePathRootDir() + File.separator + "config");
-        BrokerController broker = new BrokerController(brokerConfig, serverConfig, clientConfig, storeConfig, authConfig);
+        // autoswitchHaAddress (ours, --cut): the HA address the broker advertises, a proxy in front of its HA port
+        String advertisedHa = properties.getProperty("autoswitchHaAddress");
+        BrokerController broker = advertisedHa == null
+            ? new BrokerController(brokerConfig, serverConfig, clientConfig, storeConfig, authConfig)
+            : new BrokerController(brokerConfig, serverConfig, clientConfig, storeConfig, authConfig) {
+                @Override
+                public String getHAServerAddr() {
+                    return advertisedHa;
+                }
+            };
         broker.getConfiguration().registerConfig(properties);
         if (!broker.initialize()) {
             throw new IllegalStateException("BrokerController.initialize() returned false");
