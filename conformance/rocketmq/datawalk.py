@@ -256,6 +256,8 @@ class DataPathEngine(ReferenceEngine):
         if tag == "Ack":
             offset = max(self.size, 0) * x.leo
         answer = self.call("step", id=x.meta_file, kind=kind, offset=offset, timeoutMs=STEP_MS)
+        if tag == "Handshake" and answer.get("refused") and outcome.get("code") == codes.NO_CONSISTENT_POINT:
+            return outcome  # the slave found no consistent point either, and closed the connection to try again
         if not answer["taken"]:
             return frozendict(code="NOT_TAKEN", missing=answer.get("missing", ""))
         if tag == "Handshake" and outcome.get("code") == codes.OK:

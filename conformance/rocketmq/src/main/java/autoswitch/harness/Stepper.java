@@ -87,7 +87,7 @@ final class Stepper extends Forwarder {
     }
 
     private boolean handshake(long deadline, JsonObject answer) throws IOException, InterruptedException {
-        Frame request = await(up, HANDSHAKE, deadline);
+        Frame request = await(up, HANDSHAKE, deadline, true);
         if (request == null) {
             answer.addProperty("missing", "the slave's handshake");
             return false;
@@ -98,9 +98,13 @@ final class Stepper extends Forwarder {
             answer.addProperty("missing", "the master's handshake answer");
             return false;
         }
+        int g = generation;
         forward(down, reply, slave);
         Frame report = await(up, TRANSFER, deadline);
         if (report == null) {
+            if (generation != g) {  // doTruncate found no consistent point: the slave closed the connection
+                answer.addProperty("refused", true);
+            }
             answer.addProperty("missing", "the slave's first report");
             return false;
         }
@@ -161,21 +165,33 @@ final class Stepper extends Forwarder {
         }
     }
 
-    /** The first frame of the queue if it has the state, waiting for one until the deadline; null if none came. */
+    /**
+     * The first frame of the queue if it has the state, waiting for one until the deadline; null if none came, or if
+     * the connection broke meanwhile. Of the slave's frames, a report before a handshake is the connection before's, and
+     * a handshake before a report is the client's retry of one already passed (it retries every 5 s unanswered, which
+     * only the holding made it wait for): both are dropped.
+     */
     private Frame await(Deque<Frame> queue, int state, long deadline) throws InterruptedException {
-        while (true) {
+        return await(queue, state, deadline, false);
+    }
+
+    /** As await, and with acrossConnections also the frames of a connection made while it waits. */
+    private Frame await(Deque<Frame> queue, int state, long deadline, boolean acrossConnections) throws InterruptedException {
+        int g = generation;
+        while (acrossConnections || generation == g) {
             Frame f = queue.peekFirst();
             if (f != null && f.state == state) {
                 return f;
             }
-            if (f != null && queue == up && f.state == TRANSFER && state == HANDSHAKE) {
-                queue.removeFirst();  // a report of the connection before: a new handshake comes first
+            if (f != null && queue == up) {
+                queue.removeFirst();
                 continue;
             }
             if (!waitUntil(deadline)) {
                 return null;
             }
         }
+        return null;
     }
 
     private boolean waitUntil(long deadline) throws InterruptedException {
