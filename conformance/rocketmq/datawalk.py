@@ -102,6 +102,11 @@ SECOND_PROPOSAL = ("a second expansion while one is in flight (seen on 5.3.3): m
                    "and replaces the remote set the first proposal left; the model's Expand waits for the answer")
 
 
+ZERO_ACK = ("an ack of 0 skipped (the model's finding zero-ack-skipped): computeConfirmOffset counts only acks above 0, "
+            "so an empty slave of the set that reports 0 leaves confirmOffset at the LEO; the safe configurations carry "
+            "the hypothetical fix (ConfirmZeroAckFix)")
+
+
 def avoided(s: Any, action: Mapping[str, Any]) -> str | None:
     """The known divergence ``action`` would show in state ``s``, or None."""
     x = s.procs.get(action.get("process"))
@@ -113,9 +118,13 @@ def avoided(s: Any, action: Mapping[str, Any]) -> str | None:
         return ONE_MEMBER_SHORTCUT
     if action["tag"] in ("Handshake", "Ack") and x.role == SLAVE:
         master = s.procs.get(s.process_of(x.local_master_id) or "")
-        if (master is not None and master.pending_alter is not None and x.meta_file not in master.local_sync_state_set
-                and x.meta_file not in master.pending_alter.new_set):
+        if master is None:
+            return None
+        counted = master.local_sync_state_set | (master.pending_alter.new_set if master.pending_alter else frozenset())
+        if master.pending_alter is not None and x.meta_file not in counted:
             return SECOND_PROPOSAL
+        if x.leo == 0 and x.meta_file in counted and master.leo > 0:
+            return ZERO_ACK
     pending = x.pending_alter
     if (action["tag"] == "AlterArrives" and pending is not None and len(x.local_sync_state_set) == 1
             and any(b != x.meta_file and b not in x.acks for b in pending.new_set)):
@@ -324,6 +333,6 @@ def markdown_table() -> str:
     lines += [f"| `{tag}` | {how} |" for tag, how in MIRROR.items()]
     lines += [f"| `{name}` | {where} |" for name, where in READ.items()]
     lines += [f"| {what} | **not walked**: {why} |" for what, why in NOT_WALKED.items()]
-    known = (STALE_CONFIRM, EMPTY_EPOCH_CRASH, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, STALE_FREEZE, SECOND_PROPOSAL)
+    known = (STALE_CONFIRM, EMPTY_EPOCH_CRASH, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, ZERO_ACK, STALE_FREEZE, SECOND_PROPOSAL)
     lines += [f"| known divergence | {why} |" for why in known]
     return "\n".join(lines) + "\n"

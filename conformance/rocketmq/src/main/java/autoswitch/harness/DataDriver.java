@@ -264,15 +264,18 @@ final class DataDriver implements Driver {
         return false;
     }
 
-    /** Wait until what the step's frame set off has run: the two stores' views the same three times 10 ms apart. */
+    /**
+     * Wait until what the step's frame set off has run: the two stores' views the same four times 25 ms apart (a
+     * master sets a report's ack before it recomputes confirmOffset; on a loaded machine 30 ms was once too short).
+     */
     private void settle(Broker slave, Broker master, long deadline) throws InterruptedException {
         String last = "";
         int same = 0;
-        while (same < 3 && System.currentTimeMillis() < deadline) {
+        while (same < 4 && System.currentTimeMillis() < deadline) {
             String now = view(slave).toString() + view(master).toString();
             same = now.equals(last) ? same + 1 : 0;
             last = now;
-            Thread.sleep(10);
+            Thread.sleep(25);
         }
     }
 
