@@ -1,5 +1,6 @@
-"""The ``slow`` marker: every test under ``tests/tools/`` is slow (tests/README.md). The folders whose tests start
-RocketMQ's own JVMs, built by Maven, skip without java or mvn, saying what was not checked."""
+"""The ``slow`` marker: every test under ``tests/tools/`` (TLC, Apalache, the long searches) and ``tests/cluster/``
+(real clusters, a minute or more each) is slow (tests/README.md). The folders whose tests start RocketMQ's own JVMs,
+built by Maven, skip without java or mvn, saying what was not checked."""
 
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 from autoswitch.conformance.rocketmq.jvm import unavailable_reason
 
 HERE = Path(__file__).resolve().parent
-TOOLS = HERE / "tools"
+SLOW = (HERE / "tools", HERE / "cluster")
 NEED_JAVA = {  # folder -> what its tests check, NOT checked without java and mvn
     HERE / "rocketmq": "the model was NOT checked against RocketMQ's own classes (the rocketmq engine: the corpus, the "
                        "findings, the harness's failure handling)",
@@ -20,7 +21,7 @@ NEED_JAVA = {  # folder -> what its tests check, NOT checked without java and mv
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     problem = unavailable_reason()
     for item in items:
-        if TOOLS in item.path.parents:
+        if any(folder in item.path.parents for folder in SLOW):
             item.add_marker(pytest.mark.slow)
         for folder, not_checked in NEED_JAVA.items():
             if problem is not None and folder in item.path.parents:
