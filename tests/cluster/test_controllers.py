@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+from cluster_runs import AUTOSWITCH, run_ok
 
 from autoswitch.conformance.cluster import events
 from autoswitch.conformance.cluster.schedule import KILL_CONTROLLER, make_schedule
-
-AUTOSWITCH = [sys.executable, "-c", "from autoswitch.conformance.cli import main; main()"]
-RUN_SECONDS = 600
 
 
 def test_controller_kills_are_drawn_only_with_three_controllers() -> None:
@@ -35,9 +33,7 @@ def test_metadata_loss_needs_the_embedded_controller(tmp_path: Path) -> None:
 
 def test_a_run_on_three_controllers_heals_after_a_kill_of_their_leader(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    done = subprocess.run([*AUTOSWITCH, "cluster", "run", "--seed", "5", "--duration", "40", "--controllers", "3",
-                           "--out", str(out)], capture_output=True, text=True, timeout=RUN_SECONDS)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done, faults = run_ok(out, "--seed", "5", "--duration", "40", "--controllers", "3")
     assert "verdict: NoAckedMessageLost holds" in done.stdout and "kill-controller leader" in done.stdout
     assert "starting 3 controller nodes (DLedger peers n1-127.0.0.1:" in done.stderr
     for k in (1, 2, 3):
@@ -47,7 +43,6 @@ def test_a_run_on_three_controllers_heals_after_a_kill_of_their_leader(tmp_path:
     assert controller_addr.count("127.0.0.1:") == 3, controller_addr
     namesrv = (out / "nodes" / "namesrv" / "node.properties").read_text()
     assert "enableControllerInNamesrv=false" in namesrv
-    faults = [json.loads(line) for line in (out / "faults.jsonl").read_text().splitlines()]
     killed = next(f for f in faults if f.get("role") == "controller leader")
     assert killed["event"] == "kill -9" and killed["node"].startswith("controller-")
     restarted = next(f for f in faults if f["event"] == "restart" and f["node"] == killed["node"] and f["t"] > killed["t"])

@@ -6,17 +6,14 @@ while the link is held, and writes resume after the release, nothing lost."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cluster_runs import run_ok
 
 from autoswitch.conformance.cluster import events
 from autoswitch.conformance.cluster.run import LINK_CUT, LINK_HEALED
 from autoswitch.conformance.cluster.schedule import CUT, make_schedule
 from autoswitch.conformance.cluster.settings import SETTINGS
-
-AUTOSWITCH = [sys.executable, "-c", "from autoswitch.conformance.cli import main; main()"]
-RUN_SECONDS = 600
 
 
 def test_cuts_are_drawn_only_when_asked() -> None:
@@ -41,11 +38,8 @@ def test_a_cut_is_partitionlink_and_heallink_on_the_masters_log() -> None:
 
 def test_a_run_with_a_cut_holds_the_writes_until_the_release(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    done = subprocess.run([*AUTOSWITCH, "cluster", "run", "--seed", "10", "--duration", "40", "--cut", "--out", str(out)],
-                          capture_output=True, text=True, timeout=RUN_SECONDS)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done, faults = run_ok(out, "--seed", "10", "--duration", "40", "--cut")
     assert "20.5 s  cut master for 9.0 s" in done.stdout and "verdict: NoAckedMessageLost holds" in done.stdout
-    faults = [json.loads(line) for line in (out / "faults.jsonl").read_text().splitlines()]
     cut = next(f for f in faults if f["event"] == LINK_CUT)
     healed = next(f for f in faults if f["event"] == LINK_HEALED)
     assert cut["role"] == "master" and cut["slaves"] and healed["node"] == cut["node"]

@@ -5,18 +5,15 @@ the broker comes back as a new broker id; and one real run in which a slave's st
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from cluster_runs import run_ok
 
 from autoswitch.conformance.cluster import events
 from autoswitch.conformance.cluster.run import STORE_DELETED, RunConfig
 from autoswitch.conformance.cluster.schedule import KILL, WIPE, make_schedule
 from autoswitch.conformance.cluster.settings import SETTINGS
-
-AUTOSWITCH = [sys.executable, "-c", "from autoswitch.conformance.cli import main; main()"]
-RUN_SECONDS = 600
 
 
 def test_wipes_are_drawn_only_when_asked_and_leave_other_schedules_alone() -> None:
@@ -55,11 +52,8 @@ def test_a_wiped_slave_is_wipedisk_in_its_log_and_its_new_id_is_explained(tmp_pa
 
 def test_a_run_with_a_slaves_store_wiped_heals_with_a_new_broker(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    done = subprocess.run([*AUTOSWITCH, "cluster", "run", "--seed", "1", "--duration", "40", "--wipe", "--out", str(out)],
-                          capture_output=True, text=True, timeout=RUN_SECONDS)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done, faults = run_ok(out, "--seed", "1", "--duration", "40", "--wipe")
     assert "23.6 s  wipe slave for 6.4 s" in done.stdout and "verdict: NoAckedMessageLost holds" in done.stdout
-    faults = [json.loads(line) for line in (out / "faults.jsonl").read_text().splitlines()]
     wiped = [f for f in faults if f["event"] == STORE_DELETED]
     assert len(wiped) == 1 and wiped[0]["role"] == "slave"
     node = wiped[0]["node"]
