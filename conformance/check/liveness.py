@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import frozen
 
@@ -105,14 +105,17 @@ class Graph:
         return entry, fair_cycle(entry, set(comp), self.edges, self.enabled)
 
 
-def components(nodes: Iterable[int], successors: Callable[[int], Iterable[int]]) -> list[list[int]]:
+N = TypeVar("N")  # a node of the graph components() cuts
+
+
+def components(nodes: Iterable[N], successors: Callable[[N], Iterable[N]]) -> list[list[N]]:
     """The strongly connected components of the graph on ``nodes`` (Tarjan's algorithm, iterative: no recursion
     limit on long paths). ``successors(u)`` must yield only members of ``nodes``."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on_stack: set[int] = set()
-    found: list[list[int]] = []
+    index: dict[N, int] = {}
+    low: dict[N, int] = {}
+    stack: list[N] = []
+    on_stack: set[N] = set()
+    found: list[list[N]] = []
     for root in nodes:
         if root in index:
             continue

@@ -9,6 +9,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from autoswitch.conformance.check.liveness import components
+
 ROOT = Path(__file__).resolve().parents[2]
 # the package's folders (pyproject.toml's package-dir) -> module names
 SOURCES = {"reference": "autoswitch.reference", "impl": "autoswitch.impl", "conformance": "autoswitch.conformance"}
@@ -93,45 +95,8 @@ def _layer(module: str) -> str | None:
 
 
 def _cycles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components = []
-    for root in GRAPH:
-        if root in index:
-            continue
-        work = [(root, iter(GRAPH[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(GRAPH[child])))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                if len(component) > 1:
-                    components.append(sorted(component))
-    return components
+    """The strongly connected components of more than one module."""
+    return [sorted(c) for c in components(GRAPH, GRAPH.__getitem__) if len(c) > 1]
 
 
 def test_the_graph_reads_the_imports_inside_functions_too() -> None:
