@@ -1251,26 +1251,14 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
     during the run, against the model (autoswitch validate: printed and reported). Exits 0 if NoAckedMessageLost
     holds, 1 if acknowledged messages were lost, 2 on bad usage or no java/mvn, 3 if the harness failed (a JVM that
     did not start, named, with its log's tail). No process outlives the command."""
-    import time as _time
 
-    from autoswitch.conformance.cluster import build as cluster_build
     from autoswitch.conformance.cluster.run import RunConfig, harness_failed, run
-    from autoswitch.conformance.rocketmq.jvm import HarnessError, Unavailable, unavailable_reason
+    from autoswitch.conformance.rocketmq.jvm import HarnessError, Unavailable
 
     if metadata_loss and (wipe or cut or controllers != "1"):
         raise click.UsageError("--metadata-loss is a fault alone, of the controller embedded in the name server: not with "
                                "--wipe, --cut or --controllers 3")
-    problem = cluster_build.version_problem(rocketmq_version)
-    if problem:
-        raise click.BadParameter(problem, param_hint="--rocketmq-version")
-    folder = Path(out) if out else Path("cluster-runs") / f"{_time.strftime('%Y%m%dT%H%M%S')}-seed{seed}-{os.getpid()}"
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise BadInput(f"--out {folder}: not an empty folder; a run needs a folder of its own")
-    problem = unavailable_reason()
-    if problem:
-        raise click.UsageError(f"autoswitch cluster run needs java and mvn: {problem}; no cluster was run")
-    folder = output_folder(folder, "--out").resolve()
-    signal.signal(signal.SIGHUP, _terminated)
+    folder = _cluster_folder("run", out, f"seed{seed}", rocketmq_version)
     config = RunConfig(seed, folder, brokers, settings_name, duration, rocketmq_version, metadata_loss=metadata_loss,
                        wipe=wipe, controllers=int(controllers), cut=cut)
     try:
@@ -1280,6 +1268,28 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
     except HarnessError as e:
         outcome = harness_failed(config, e, click.echo)
     sys.exit(outcome.exit_code)
+
+
+def _cluster_folder(command: str, out: str | None, name: str, rocketmq_version: str) -> Path:
+    """What ``cluster COMMAND`` checks before anything runs (the release, an empty --out, java and mvn), then its folder
+    (default cluster-runs/<time>-NAME-<pid>), made; SIGHUP ends it as SIGTERM does."""
+    import time as _time
+
+    from autoswitch.conformance.cluster import build as cluster_build
+    from autoswitch.conformance.rocketmq.jvm import unavailable_reason
+
+    problem = cluster_build.version_problem(rocketmq_version)
+    if problem:
+        raise click.BadParameter(problem, param_hint="--rocketmq-version")
+    folder = Path(out) if out else Path("cluster-runs") / f"{_time.strftime('%Y%m%dT%H%M%S')}-{name}-{os.getpid()}"
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise BadInput(f"--out {folder}: not an empty folder; a {command} needs a folder of its own")
+    problem = unavailable_reason()
+    if problem:
+        raise click.UsageError(f"autoswitch cluster {command} needs java and mvn: {problem}; no cluster was run")
+    folder = output_folder(folder, "--out").resolve()
+    signal.signal(signal.SIGHUP, _terminated)
+    return folder
 
 
 def _cluster_settings(value: str) -> tuple[str, ...]:
@@ -1313,24 +1323,12 @@ def cluster_table(runs: int, duration: float, settings_names: str, first_seed: i
     acknowledged messages, lost, runs with loss, the controller's view against the model. Exits 0, 1 if a row the
     model calls safe lost an acknowledged message, 2 on bad usage or no java/mvn, 3 if a run's harness failed (the
     table is printed all the same)."""
-    import time as _time
 
-    from autoswitch.conformance.cluster import build as cluster_build
     from autoswitch.conformance.cluster.table import TableConfig, markdown, run_table
-    from autoswitch.conformance.rocketmq.jvm import Unavailable, unavailable_reason
+    from autoswitch.conformance.rocketmq.jvm import Unavailable
 
     names = _cluster_settings(settings_names)
-    problem = cluster_build.version_problem(rocketmq_version)
-    if problem:
-        raise click.BadParameter(problem, param_hint="--rocketmq-version")
-    folder = Path(out) if out else Path("cluster-runs") / f"{_time.strftime('%Y%m%dT%H%M%S')}-table-{os.getpid()}"
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise BadInput(f"--out {folder}: not an empty folder; a table needs a folder of its own")
-    problem = unavailable_reason()
-    if problem:
-        raise click.UsageError(f"autoswitch cluster table needs java and mvn: {problem}; no cluster was run")
-    folder = output_folder(folder, "--out").resolve()
-    signal.signal(signal.SIGHUP, _terminated)
+    folder = _cluster_folder("table", out, "table", rocketmq_version)
     config = TableConfig(folder, names, runs, duration, brokers, rocketmq_version, first_seed, wipe=wipe,
                          controllers=int(controllers), cut=cut)
     try:
