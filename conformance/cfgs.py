@@ -25,6 +25,7 @@ from attrs import frozen
 from autoswitch.conformance.check.specconfig import BOUNDS, FAULT_CONSTANTS, SPECIFICATIONS
 from autoswitch.conformance.controls import by_cfg, options_of
 from autoswitch.conformance.engines import OPTION_FIELDS, spec_constant
+from autoswitch.conformance.tla.run import tla_value
 from autoswitch.reference import Options
 from autoswitch.reference.invariants import ACTION_PROPERTIES, STATE_INVARIANTS
 
@@ -84,7 +85,7 @@ class SpecCfg:
     def text(self) -> str:
         """The file's text."""
         lines = [f"\\* TLC configuration of {self.module}.tla: {self.about}", "CONSTANTS"]
-        lines += [f"    {name} = {_tla(value)}" for name, value in self.constants().items()]
+        lines += [f"    {name} = {tla_value(value)}" for name, value in self.constants().items()]
         lines += [f"    {definition}" for definition in _DEFINITIONS]
         lines += ["", f"SPECIFICATION {self.start}" if self.start in SPECIFICATIONS else f"INIT {self.start}"]
         lines += [] if self.start in SPECIFICATIONS else ["NEXT Next"]
@@ -92,19 +93,6 @@ class SpecCfg:
         if self.properties:
             lines += ["", "PROPERTIES", *(f"    {p}" for p in self.properties)]
         return "\n".join(lines) + "\n"
-
-
-def _tla(value: Any) -> str:
-    """A constant's value as TLA+: TRUE/FALSE, an integer, a string, a set of strings (sorted)."""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, frozenset):
-        return "{" + ", ".join(f'"{x}"' for x in sorted(value)) + "}"
-    raise TypeError(f"no TLA+ form for {value!r}")
 
 
 CFGS: tuple[SpecCfg, ...] = (
