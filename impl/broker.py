@@ -201,12 +201,12 @@ class BrokerProcess:
         self._recover()
 
     def _recover(self) -> None:
-        """The disk's recovery on every start (RocketMQ ``DefaultMessageStore.recover`` and, in controller
-        mode, ``truncateSuffixByOffset`` of the epoch file), after the commit log has recovered its valid
-        (flushed) prefix: the epoch file's entries starting at or beyond the log end go, and confirmOffset is
-        clamped to it (Crash, spec/Broker.tla)."""
+        """The disk's recovery on every start (RocketMQ ``DefaultMessageStore.recover``), after the commit log has
+        recovered its valid (flushed) prefix: confirmOffset is clamped to the log end; the epoch file is kept whole
+        under ``rocketmq`` and cut to the log end under the Kafka policies (RecoveredEpochFile, spec/Broker.tla)."""
         leo = len(self.commit_log.entries)
-        self.epoch_file.truncate_suffix_by_offset(leo)
+        if self.broker_set.config.policy != "rocketmq":
+            self.epoch_file.truncate_suffix_by_offset(leo)
         if self.confirm_offset > leo:
             self.set_confirm_offset(leo)
         if self.acked_upto > leo:

@@ -174,10 +174,10 @@ _TABLE = (
     _p("SendAlterSyncStateSet", {"newSyncStateSet": BROKER_IDS, "lost": LOST},
        lambda s, a, o: broker.send_alter_sync_state_set(s, a["process"], frozenset(a["newSyncStateSet"]), a["lost"], o),
        switch="AnySetAlter"),
-    ActionDef("Crash", PROCESS_GROUP, _PROCESS, lambda s, a, o: broker.crash(s, a["process"]), True, designs=_ALL),
+    ActionDef("Crash", PROCESS_GROUP, _PROCESS, lambda s, a, o: broker.crash(s, a["process"], o), True, designs=_ALL),
     _p("Restart", {"addr": ADDR}, lambda s, a, o: broker.restart(s, a["process"], a["addr"]), optional=SET_PARAMS),
     # the faults of MODEL.md §9 a process suffers (faults.py), in Next only when the configuration's Faults names them
-    _p("CrashTorn", {}, lambda s, a, o: faults.crash_torn(s, a["process"]), fault="CrashTorn"),
+    _p("CrashTorn", {}, lambda s, a, o: faults.crash_torn(s, a["process"], o), fault="CrashTorn"),
     _p("PartitionLink", {"peer": PEER, "lost": LOST}, lambda s, a, o: faults.partition_link(s, a["process"], a["peer"], a["lost"]),
        fault="PartitionLink"),
     _p("HealLink", {"peer": PEER}, lambda s, a, o: faults.heal_link(s, a["process"], a["peer"]), fault="PartitionLink"),

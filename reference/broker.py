@@ -266,19 +266,25 @@ def send_alter_sync_state_set(s: System, p: str, new_set: frozenset[int], lost: 
 
 
 @guarded("Crash", *UP_STATES)
-def crash(s: System, p: str) -> tuple[System, frozendict]:
+def crash(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """Crash (spec/Broker.tla)."""
     proc = s.procs[p]
-    return crash_keeping(s, p, proc.flushed), OK
+    return crash_keeping(s, p, proc.flushed, opts), OK
 
 
-def crash_keeping(s: System, p: str, kept: int) -> System:
+def recovered_epoch_file(epochs: epoch_file.Epochs, kept: int, opts: Options) -> epoch_file.Epochs:
+    """RecoveredEpochFile (spec/Broker.tla): RocketMQ's restart keeps the file whole, Kafka's recovery cuts it
+    to the log end."""
+    return epochs if opts.policy == "rocketmq" else epoch_file.truncate_suffix(epochs, kept)
+
+
+def crash_keeping(s: System, p: str, kept: int, opts: Options) -> System:
     """CrashKeeping (spec/Broker.tla): ``p`` goes down with the first ``kept`` entries of its log (Crash keeps the
     flushed prefix, CrashTorn one entry less)."""
     proc = s.procs[p]
     log = proc.log[:kept]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
-                   epoch_file=epoch_file.truncate_suffix(proc.epoch_file, len(log)),
+                   epoch_file=recovered_epoch_file(proc.epoch_file, len(log), opts),
                    confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN, broker_role=proc.broker_role, term=proc.term)
     return with_process(_drop_connections_to(s, proc.meta_file), p, down)
 

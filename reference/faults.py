@@ -17,13 +17,13 @@ from frozendict import frozendict
 from . import epoch_file
 from .broker import OK, UP_STATES, crash_keeping, elect_wanted, guarded, require_process, with_process
 from .precondition import require
-from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, SLAVE, Controller, System, evolve
+from .state import DOWN, HA_READY, HA_TRANSFER, META_DONE, NO_ID, REGISTERED, SLAVE, Controller, Options, System, evolve
 
 LATE_REQUESTS = ("BrokerHeartbeat", "RegisterBrokerToController", "ElectMaster")  # what SendLate may compute
 
 
 @guarded("CrashTorn", *UP_STATES)
-def crash_torn(s: System, p: str) -> tuple[System, frozendict]:
+def crash_torn(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     """CrashTorn (spec/Broker.tla): Crash, with the last flushed record torn and cut by recovery. Enabled only
     where that record was never confirmed, acknowledged to a producer, reported to a master, or (unless ``p`` is a
     slave, whose master has it) copied by another process: a master's torn record a slave already holds is left out."""
@@ -36,7 +36,7 @@ def crash_torn(s: System, p: str) -> tuple[System, frozendict]:
     copied = [] if proc.role == SLAVE else [q for q, x in s.procs.items()
                                             if q != p and x.leo >= kept and x.log[kept - 1] == proc.log[kept - 1]]
     require(not copied, f"{p}'s record at offset {kept - 1} is already in the log of {', '.join(copied)}")
-    return crash_keeping(s, p, kept - 1), OK
+    return crash_keeping(s, p, kept - 1, opts), OK
 
 
 def controller_metadata_loss(s: System) -> tuple[System, frozendict]:

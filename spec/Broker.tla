@@ -334,16 +334,27 @@ SendAlterSyncStateSet(p, newSet, lost) ==
 (* heartbeat entry stays until HeartbeatExpire.                            *)
 (***************************************************************************)
 
+\* The epoch file a restart reads back with a log of `kept` entries.
+\* RocketMQ keeps it whole: recovery clamps confirmOffset and cuts the
+\* commit log but no start path calls truncateEpochFileSuffix (shown on the
+\* real stores: spec/README.md, refinement 38), so an entry of an epoch with
+\* no message, or one that starts past the recovered LEO, survives until a
+\* handshake or changeToMaster cuts it.  Kafka's log recovery truncates the
+\* leader-epoch cache to the recovered log end (truncateFromEnd).
+\* @type: (Str, Int) => Seq($entry);
+RecoveredEpochFile(p, kept) ==
+    IF Policy = "rocketmq" THEN epochFile[p] ELSE TruncateSuffix(epochFile[p], kept)
+
 \* Volatile state is lost and the process's HA connections break; the
 \* identity files survive; the log keeps `kept` entries (Crash: its flushed
-\* prefix, all of it with synchronous flush), the epoch file drops the entries
-\* starting at or beyond the recovered LEO, and the confirmOffset checkpoint
-\* is clamped to it.
+\* prefix, all of it with synchronous flush), the epoch file is read back
+\* (RecoveredEpochFile), and the confirmOffset checkpoint is clamped to the
+\* recovered LEO.
 \* @type: (Str, Int, Str) => Bool;
 CrashKeeping(p, kept, tag) ==
     /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, kept)]
     /\ flushed' = [flushed EXCEPT ![p] = kept]
-    /\ epochFile' = [epochFile EXCEPT ![p] = TruncateSuffix(epochFile[p], kept)]
+    /\ epochFile' = [epochFile EXCEPT ![p] = RecoveredEpochFile(p, kept)]
     /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[p], kept)]
     /\ regState' = [regState EXCEPT ![p] = DOWN]
     /\ role' = [role EXCEPT ![p] = NONE]

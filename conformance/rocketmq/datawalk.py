@@ -74,12 +74,6 @@ NOT_WALKED = {
 }
 # a state the real stores leave differently from the model, known and open (spec/README.md says why): a walk does not
 # take the action that would show it again (avoided)
-EMPTY_EPOCH_CRASH = ("an empty epoch's entry kept across a crash: the model's Crash cuts the epoch file at the log's "
-                     "end (CrashKeeping), so a master that crashes before its epoch has a message loses the epoch's "
-                     "entry; the code never cuts it on restart (truncateEpochFileSuffix has no caller; only "
-                     "changeToMaster's truncateInvalidMsg and a slave's handshake cut the file): model error, open")
-
-
 ONE_MEMBER_SHORTCUT = ("the one-member shortcut (the model's finding): getConfirmOffset answers maxPhyOffset while the "
                        "master's LOCAL set has one member, also while an expansion is in flight; the safe "
                        "configurations carry the hypothetical fix (ConfirmShortcutFix), so a write in that window "
@@ -113,8 +107,6 @@ def avoided(s: Any, action: Mapping[str, Any], opts: Options) -> str | None:
     x = s.procs.get(action.get("process"))
     if x is None:
         return None
-    if action["tag"] == "Crash" and x.epoch_file and x.epoch_file[-1][1] >= x.flushed:
-        return EMPTY_EPOCH_CRASH
     if action["tag"] == "Write" and x.pending_alter is not None and len(x.local_sync_state_set) == 1:
         return ONE_MEMBER_SHORTCUT
     if action["tag"] in ("Handshake", "Ack") and x.role == SLAVE:
@@ -327,6 +319,6 @@ def markdown_table() -> str:
     lines += [f"| `{tag}` | {how} |" for tag, how in MIRROR.items()]
     lines += [f"| `{name}` | {where} |" for name, where in READ.items()]
     lines += [f"| {what} | **not walked**: {why} |" for what, why in NOT_WALKED.items()]
-    known = (STALE_CONFIRM, EMPTY_EPOCH_CRASH, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, ZERO_ACK, STALE_FREEZE, SECOND_PROPOSAL)
+    known = (STALE_CONFIRM, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, ZERO_ACK, STALE_FREEZE, SECOND_PROPOSAL)
     lines += [f"| known divergence | {why} |" for why in known]
     return "\n".join(lines) + "\n"

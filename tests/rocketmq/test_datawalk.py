@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from autoswitch.conformance.controls import grid
-from autoswitch.conformance.rocketmq.datawalk import EMPTY_EPOCH_CRASH, ONE_MEMBER_SHORTCUT, avoided
+from autoswitch.conformance.rocketmq.datawalk import ONE_MEMBER_SHORTCUT, avoided
 from autoswitch.conformance.simulation.campaign import run_walk
 from autoswitch.reference import initial_system
 from autoswitch.reference.state import MASTER, Options, PendingAlter, evolve
@@ -29,9 +29,8 @@ def test_the_known_divergences_are_not_drawn() -> None:
     p = s.procs["p1"]
     master = evolve(p, meta_file=1, role=MASTER, epoch_file=((1, 0),), local_sync_state_set=frozenset({1}))
     s = evolve(s, procs=s.procs.set("p1", master))
-    assert avoided(s, {"tag": "Crash", "process": "p1"}, Options()) == EMPTY_EPOCH_CRASH
+    assert avoided(s, {"tag": "Crash", "process": "p1"}, Options()) is None  # an empty epoch's crash: the model agrees
     written = evolve(master, log=((1, 1),), flushed=1)
-    assert avoided(evolve(s, procs=s.procs.set("p1", written)), {"tag": "Crash", "process": "p1"}, Options()) is None
     pending = evolve(written, pending_alter=PendingAlter(frozenset({1, 2}), "SUCCESS", 2, True))
     assert avoided(evolve(s, procs=s.procs.set("p1", pending)), {"tag": "Write", "process": "p1"}, Options()) == ONE_MEMBER_SHORTCUT
     assert avoided(evolve(s, procs=s.procs.set("p1", written)), {"tag": "Write", "process": "p1"}, Options()) is None

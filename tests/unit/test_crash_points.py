@@ -15,7 +15,7 @@ step's first operation on that disk it must be the state before; once the step's
 must be the state after, power cut or not (what the model calls durable is durable). Restarting a second time
 from the recovered disk, after another power cut, must give the same state (recovery's own writes are durable).
 
-Findings (the model's steps are atomic, the disk's are not): two in-between states are recoverable, and
+Findings (the model's steps are atomic, the disk's are not): four in-between states are recoverable, and
 allowed here because they are safe (:func:`mid_step`):
 
 - the confirmOffset checkpoint lags: it is a file of its own, written last in a step, so a step cut after its
@@ -23,6 +23,16 @@ allowed here because they are safe (:func:`mid_step`):
   shows no message the broker did not show before: a step that writes the log either appends (the prefix
   below the old confirmOffset is unchanged) or truncates (and recovery clamps to the new end). RocketMQ's
   checkpoint file lags the same way;
+- the epoch file is ahead of the log (``rocketmq``): a slave's Transfer files the master's epoch entry before it
+  appends the message and its handshake cuts the log before the epoch file, as AutoSwitchHAClient does, and
+  recovery keeps the epoch file whole, as RocketMQ's does (spec/README.md, refinement 38), so an entry may start
+  at or past the recovered log end; the model reaches the same kind of state when a crash loses an epoch's
+  unflushed messages, and the next handshake or changeToMaster cuts the entry;
+- a master re-entering an epoch (changeToMaster with the file's last epoch) removes the epoch's entry and files it
+  again in two writes of the epoch file, as RocketMQ's truncateSuffixByEpoch and appendEntry each flush the
+  checkpoint; cut between them, the file lacks the entry, possibly with messages in the log. The model's step is
+  atomic and does not reach that state (RocketMQ's slave with an empty epoch file and a non-empty log skips the
+  truncation; not explored here);
 - a Flush of several records cut by a power cut keeps a prefix of them (a torn multi-record write): the log
   between the flushed prefix and the log end that the model's Flush makes durable at once. Unflushed
   messages are promised nothing, and recovery keeps a prefix of the log, as RocketMQ's does.
@@ -55,7 +65,7 @@ import pytest
 from simfs import Op, SimFileSystem
 
 from autoswitch.conformance.engines import Config, config_from_meta, make_engine
-from autoswitch.conformance.engines.impl import DEFAULT_CONFIG
+from autoswitch.conformance.engines.impl import DEFAULT_CONFIG, impl_config
 from autoswitch.conformance.simulation.generate import DESIGN_RESTART, random_walk
 from autoswitch.conformance.trace.itf import load_trace
 from autoswitch.impl import commit_log
@@ -65,6 +75,7 @@ from autoswitch.impl.ha import BrokerSet
 from autoswitch.impl.metadata import load_meta, load_temp
 from autoswitch.impl.storage import FileStorage
 from autoswitch.reference import Options
+from autoswitch.reference.broker import recovered_epoch_file
 from autoswitch.reference.designs import design_of
 from autoswitch.reference.precondition import NotEnabled
 from autoswitch.reference.state import CONTROLLER
@@ -143,11 +154,11 @@ def model_durable(engine: Any, process: str) -> Durable:
             v["metaFile"][process], (temp["brokerId"], temp["checkCode"]))
 
 
-def durable_on_open(image: SimFileSystem, process: str) -> Durable:
-    """A broker of ``process`` opened on ``image`` (recovery on open): its durable state."""
+def durable_on_open(image: SimFileSystem, process: str, options: Options) -> Durable:
+    """A broker of ``process`` opened on ``image`` (recovery on open, by the walk's policy): its durable state."""
     storage = FileStorage(f"{DISKS}/{process}", image)
     broker = BrokerProcess(process, DEFAULT_CONFIG, storage, "addr", ControllerClient(None),  # type: ignore[arg-type]
-                           CheckCodeClock(), lambda *_: None, BrokerSet())
+                           CheckCodeClock(), lambda *_: None, BrokerSet(impl_config(options).ha))
     meta, temp = load_meta(storage), load_temp(storage)
     return (tuple(broker.commit_log.entries), tuple(broker.epoch_file.entries()), broker.confirm_offset,
             0 if meta is None else meta.broker_id, (0, "") if temp is None else (temp.broker_id, temp.register_check_code))
@@ -198,19 +209,32 @@ def _step(engine: Any, action: dict[str, Any]) -> None:
         pass
 
 
-def mid_step(tag: str, before: Durable, after: Durable) -> tuple[Durable, ...]:
+IN_BETWEEN = ("lagging confirmOffset", "epoch file ahead of the log", "epoch file ahead of the log",
+              "epoch entry removed, not yet filed again", "partial flush")
+
+
+def mid_step(tag: str, before: Durable, after: Durable, options: Options) -> tuple[Durable, ...]:
     """What a disk interrupted in the middle of a step may recover to: the state before or after it, and the
-    two in-between states of the module docstring's findings:
+    in-between states of the module docstring's findings, in the order of ``IN_BETWEEN``:
 
     - the confirmOffset checkpoint lags: the step's other files are written, its checkpoint is not yet (the
       state after with confirmOffset = the one before, clamped to the log end);
+    - the epoch file is ahead of the log: a slave's Transfer files the master's entry before it appends the
+      message, a handshake cuts the log before the file, and recovery keeps the file whole (``rocketmq``): the
+      log of one side of the step with the epoch file of the other;
+    - a re-entered epoch's entry is removed and not yet filed again: changeToMaster's truncateSuffixByEpoch and
+      appendEntry write the file twice (the epoch file the two sides share as a prefix);
     - a Flush cut by a power cut keeps a prefix of the records it wrote (the state after, cut to that prefix).
     """
     log, epochs, confirm = after[:3]
     lagging = (log, epochs, min(before[2], len(log)), *after[3:])
-    partial = tuple((log[:k], tuple(e for e in epochs if e[1] < k), min(confirm, k), *after[3:])
+    ahead = tuple((lg, recovered_epoch_file(ef, len(lg), options), min(before[2], len(lg)), *after[3:])
+                  for lg, ef in ((before[0], epochs), (log, before[1])))
+    common = next(k for k in range(min(len(epochs), len(before[1])), -1, -1) if epochs[:k] == before[1][:k])
+    refiled = (log, epochs[:common], min(before[2], len(log)), *after[3:])
+    partial = tuple((log[:k], recovered_epoch_file(epochs, k, options), min(confirm, k), *after[3:])
                     for k in range(len(before[0]) + 1, len(log))) if tag == "Flush" else ()
-    return (before, after, lagging, *partial)
+    return (before, after, lagging, *ahead, refiled, *partial)
 
 
 def check_images(tally: Tally, walk: Walk, step: int, tag: str, process: str, point: str,
@@ -219,22 +243,22 @@ def check_images(tally: Tally, walk: Walk, step: int, tag: str, process: str, po
     power cut of the recovered disk."""
     for fault, image in images:
         tally.images += 1
-        got = restarted(image, process)
+        got = restarted(image, process, walk.config.options)
         if got in allowed:
-            kind = min(allowed.index(got), 3)
+            kind = min(allowed.index(got), len(IN_BETWEEN) + 1)
             if kind > 1:
-                tally.in_between["lagging confirmOffset" if kind == 2 else "partial flush"] += 1
-            again = restarted(next(image.power_cuts(f"{DISKS}/{process}"))[1], process)
+                tally.in_between[IN_BETWEEN[kind - 2]] += 1
+            again = restarted(next(image.power_cuts(f"{DISKS}/{process}"))[1], process, walk.config.options)
             if again == got:
                 continue
             fault, got = f"{fault}, then a power cut after recovery", again
         tally.findings.append(Finding(walk.name, step, tag, process, point, fault, got, allowed))
 
 
-def restarted(image: SimFileSystem, process: str) -> Durable | str:
+def restarted(image: SimFileSystem, process: str, options: Options) -> Durable | str:
     """:func:`durable_on_open`, or why the broker does not start."""
     try:
-        return durable_on_open(image, process)
+        return durable_on_open(image, process, options)
     except Exception as e:  # noqa: BLE001 - a broker that does not restart is a finding
         return f"no restart: {e!r}"
 
@@ -260,7 +284,7 @@ def kill_and_power_cut(walk: Walk, tally: Tally) -> list[tuple[int, int]]:
             p = process_of(op)
             if p not in seen:
                 b, a = model_durable(before, p), model_durable(ref, p)
-                seen[p] = (b,), mid_step(action["tag"], b, a)
+                seen[p] = (b,), mid_step(action["tag"], b, a, walk.config.options)
                 allowed = seen[p][0]
             else:
                 allowed = seen[p][1]
@@ -298,7 +322,7 @@ def error_at(walk: Walk, index: int, upto: int, tally: Tally) -> None:
             p = process_of(hit)
             _step(ref, action)
             b = model_durable(before, p)
-            allowed = (b,) if all(process_of(op) != p for op in ops[:at]) else mid_step(action["tag"], b, model_durable(ref, p))
+            allowed = (b,) if all(process_of(op) != p for op in ops[:at]) else mid_step(action["tag"], b, model_durable(ref, p), walk.config.options)
             tally.errors += 1
             check_images(tally, walk, i, action["tag"], p, f"op {index} failing ({hit.kind} {hit.path})",
                          iter([("OSError, then a crash", fs.killed())]), allowed)

@@ -107,21 +107,24 @@ def test_a_garbled_record_is_cut_with_everything_after_it(tmp_path: Path, byte: 
 
 def test_opening_a_disk_recovers_it(tmp_path: Path) -> None:
     """A broker opened from its disk (not only after crash()) clamps a confirmOffset checkpoint above its log
-    end and drops the epoch entries starting at or beyond it, on disk too (RocketMQ's recovery on start)."""
+    end, on disk too, and keeps the epoch entries starting at or beyond it (RocketMQ's recovery on start never
+    cuts the epoch file: spec/README.md, refinement 38)."""
     _three_records(tmp_path)
     storage = FileStorage(str(tmp_path))
     storage.write(CONFIRM_OFFSET_FILE, "5")
     storage.write(EPOCH_FILE, "1-0\n2-3\n3-4\n")
     broker = _open(storage)
-    assert (len(broker.commit_log.entries), broker.confirm_offset, broker.epoch_file.entries()) == (3, 3, [(1, 0)])
-    assert (storage.read(CONFIRM_OFFSET_FILE), storage.read(EPOCH_FILE)) == ("3", "1-0\n")
+    assert (len(broker.commit_log.entries), broker.confirm_offset) == (3, 3)
+    assert broker.epoch_file.entries() == [(1, 0), (2, 3), (3, 4)]
+    assert (storage.read(CONFIRM_OFFSET_FILE), storage.read(EPOCH_FILE)) == ("3", "1-0\n2-3\n3-4\n")
 
 
-def test_opening_a_memory_disk_recovers_its_epoch_file() -> None:
-    """The memory backend keeps no log in its storage: a broker opened on it has an empty log, so no epoch entry."""
+def test_opening_a_memory_disk_keeps_its_epoch_file() -> None:
+    """The memory backend keeps no log in its storage: a broker opened on it has an empty log and its epoch file."""
     storage = MemoryStorage()
     storage.write(EPOCH_FILE, "1-0\n2-3\n")
-    assert _open(storage).epoch_file.entries() == []
+    broker = _open(storage)
+    assert (broker.commit_log.entries, broker.epoch_file.entries()) == ([], [(1, 0), (2, 3)])
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_partial() -> None:

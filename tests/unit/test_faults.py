@@ -64,7 +64,7 @@ def test_crash_torn_cuts_the_last_flushed_record_as_crash_would_keep_one_less() 
     s = written(2)
     assert s.procs["pB"].confirm_offset == 0 and s.procs["pA"].acks[2] == 0
     after, out = step(s, {"tag": "CrashTorn", "process": "pB"}, SAFE)
-    assert out == {"code": "OK"} and after == crash_keeping(s, "pB", 1)
+    assert out == {"code": "OK"} and after == crash_keeping(s, "pB", 1, SAFE)
     b = after.procs["pB"]
     assert (b.reg_state, b.log, b.flushed, b.epoch_file) == ("DOWN", s.procs["pB"].log[:1], 1, ((1, 0),))
     assert 2 not in after.procs["pA"].acks  # the connection to the crashed slave is gone, as with Crash
