@@ -97,6 +97,12 @@ SECOND_PROPOSAL = ("a second expansion while one is in flight (seen on 5.3.3): m
                    "and replaces the remote set the first proposal left; the model's Expand waits for the answer")
 
 
+TRUNCATION_NOT_DURABLE = ("a slave's truncation does not survive a restart (seen on 5.3.3): truncateFiles moves the mapped "
+                          "files' positions and leaves the bytes, so a store restarted on its folder recovers the "
+                          "messages its handshake cut; the model's truncation is durable (issue 43): a walk does not "
+                          "crash a slave whose log has not grown back past what its handshake cut")
+
+
 ZERO_ACK = ("an ack of 0 skipped (the model's finding zero-ack-skipped): computeConfirmOffset counts only acks above 0, "
             "so an empty slave of the set that reports 0 leaves confirmOffset at the LEO; the safe configurations carry "
             "the hypothetical fix (ConfirmZeroAckFix)")
@@ -156,6 +162,7 @@ class DataPathEngine(ReferenceEngine):
         self.proposal: tuple[str, int] | None = None  # (master, broker id) the store proposed and the walk must expand
         self.proposed: dict[int, list[int]] = {}  # broker id -> the set its store last proposed
         self.owed: dict[str, Any] | None = None  # the Expand drawn for the proposal, until it is taken
+        self.cut: dict[str, int] = {}  # process -> its log end before a handshake cut it, until the log is that long again
 
     def call(self, op: str, **fields: Any) -> dict[str, Any]:
         return self.jvm.call({"op": f"data.{op}", **fields}, f"data-path step {self.step_no}, data.{op}", seconds=60)
@@ -169,6 +176,8 @@ class DataPathEngine(ReferenceEngine):
         outcome = super().step(action)  # NotEnabled: nothing happened on either side
         if tag in ("Handshake", "Transfer", "Ack"):
             outcome = self._stepped(tag, p, before, outcome)
+            if tag == "Handshake" and outcome.get("code") == codes.OK and outcome["truncateOffset"] < before.procs[p].leo:
+                self.cut[p] = max(self.cut.get(p, 0), before.procs[p].leo)
         elif tag == "Write" and outcome.get("code") == codes.SUCCESS:
             outcome = self._write(p, outcome)
         elif tag == "Crash" and p is not None:
@@ -177,6 +186,7 @@ class DataPathEngine(ReferenceEngine):
             self.owed = None
         self._reconcile()
         self._read_back(tag)
+        self.cut = {q: end for q, end in self.cut.items() if self.state.procs[q].leo < end}
         return outcome
 
     def variables(self) -> dict[str, Any]:
@@ -308,6 +318,8 @@ class DataPathEngine(ReferenceEngine):
             action = draw(v)
             if action is None or action["tag"] in NOT_WALKED_TAGS or action["tag"] == "Expand":
                 return None
+            if action["tag"] == "Crash" and action["process"] in self.cut:
+                return None  # TRUNCATION_NOT_DURABLE
             return None if avoided(self.state, action, self.options) is not None else action
         return drawn
 
@@ -319,6 +331,7 @@ def markdown_table() -> str:
     lines += [f"| `{tag}` | {how} |" for tag, how in MIRROR.items()]
     lines += [f"| `{name}` | {where} |" for name, where in READ.items()]
     lines += [f"| {what} | **not walked**: {why} |" for what, why in NOT_WALKED.items()]
-    known = (STALE_CONFIRM, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, ZERO_ACK, STALE_FREEZE, SECOND_PROPOSAL)
+    known = (STALE_CONFIRM, ONE_MEMBER_SHORTCUT, EPOCH_REENTRY, ZERO_ACK, STALE_FREEZE, SECOND_PROPOSAL,
+             TRUNCATION_NOT_DURABLE)
     lines += [f"| known divergence | {why} |" for why in known]
     return "\n".join(lines) + "\n"

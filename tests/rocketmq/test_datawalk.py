@@ -24,6 +24,17 @@ def test_a_seeded_data_walk_agrees_with_the_stores_at_every_step() -> None:
         assert taken[tag] > 0, f"the walk took no {tag}: {dict(taken)}"
 
 
+def test_a_slave_whose_handshake_cut_its_log_is_not_crashed() -> None:
+    """Seed 107 with the crash weight quadrupled crashed p1 after its handshake cut its log from 3 messages to 1, and
+    its restarted store came back with all 3 (TRUNCATION_NOT_DURABLE); the walk now leaves that crash out and agrees."""
+    sim = grid()["safe-rocketmq-2p"]
+    weights = dict(sim.weights())
+    weights["Crash"] *= 4
+    run = run_walk(sim.config, weights, 107, 80, tolerate=sim.tolerated, against=f"rocketmq-data@{VERSION}")
+    assert run.failure is None, run.failure
+    assert len(run.actions) == 80 and sum(a["tag"] == "Crash" for a in run.actions) >= 3
+
+
 def test_the_known_divergences_are_not_drawn() -> None:
     s = initial_system({"p1": "10.0.0.1:30911"}, "controller")
     p = s.procs["p1"]

@@ -20,7 +20,7 @@ SPEC = Path(__file__).resolve().parents[2] / "spec"
 
 # TLC's distinct states and depth (run_tlc, -workers 1); the last test recomputes them when TLC is present
 E3_TLC_COUNTS: dict[str, tuple[int, int]] = {
-    "MC_data_reg1_e3_nomsg": (108_464, 26),  # MC_data_reg1_e3 without writes (MaxMsgs = 0)
+    "MC_data_reg1_e3_nomsg": (83_848, 24),  # MC_data_reg1_e3 without writes (MaxMsgs = 0)
 }
 # the negative controls MC_neg_shortcut and MC_neg_zeroack at MaxEpoch 3 (rows of controls.py): the invariant they break
 # and the length of TLC's counterexample from InitRegistered (TLC: 3,940 and 8,207 distinct states at the violation)
