@@ -26,7 +26,14 @@ from autoswitch.conformance.engines import ENGINES, KINDS, REAL, REAL_DATA
 from autoswitch.conformance.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, InputError, batch_exit
 from autoswitch.conformance.logs.search import MAX_GAP, MAX_STATES
 from autoswitch.conformance.paths import output_file, output_folder
-from autoswitch.conformance.rocketmq.jvm import DATA_VERSIONS, DEFAULT_VERSION, VERSIONS
+from autoswitch.conformance.rocketmq.jvm import (
+    DATA_VERSIONS,
+    DEFAULT_VERSION,
+    VERSIONS,
+    WALK_DEFAULT,
+    WALK_VERSIONS,
+    WALK_WHY,
+)
 from autoswitch.conformance.simulation.campaign import DEFAULT_WALKS
 from autoswitch.conformance.trace.replay import replay_exit_code, replay_file, trace_files
 
@@ -186,13 +193,14 @@ def replay(paths: tuple[str, ...], against: str, rocketmq_version: str, report: 
     sys.exit(replay_exit_code(results))
 
 
-def real_engine(version: str, versions: tuple[str, ...] = VERSIONS, name: str = REAL) -> str:
+def real_engine(version: str, versions: tuple[str, ...] = VERSIONS, name: str = REAL, why: str = "") -> str:
     """The engine name of RocketMQ ``version`` ("rocketmq" for the default release), checked before anything runs:
-    a release not among ``versions``, or no java or mvn here, is a usage error (exit 2) naming what is missing."""
+    a release not among ``versions`` (``why``: what the others lack), or no java or mvn here, is a usage error (exit 2)
+    naming what is missing."""
     from autoswitch.conformance.rocketmq.jvm import unavailable_reason
 
     if version not in versions:
-        raise click.BadParameter(f"{version!r}: the harness runs {', '.join(versions)}", param_hint="--rocketmq-version")
+        raise click.BadParameter(f"{version!r}: the harness runs {', '.join(versions)}{why}", param_hint="--rocketmq-version")
     problem = unavailable_reason()
     if problem:
         raise click.UsageError(f"the rocketmq engine needs java and mvn: {problem}; nothing was replayed on RocketMQ")
@@ -872,10 +880,12 @@ def tla(configs: tuple[str, ...], tool: str, out: str, workers: int, timeout: fl
               help="The engine each step of the reference is compared with: the implementation, RocketMQ's own "
               "controller (rocketmq), or RocketMQ's stores (rocketmq-data: each broker's data path on a real "
               "DefaultMessageStore, its HA frames stepped; docs/fidelity.md). Both need java and mvn.")
-@click.option("--rocketmq-version", default=DEFAULT_VERSION, show_default=True, metavar="VERSION",
-              help="With --against rocketmq or rocketmq-data: the RocketMQ release.")
+@click.option("--rocketmq-version", default=None, metavar="VERSION",
+              help=f"With --against rocketmq or rocketmq-data: the RocketMQ release (default: {DEFAULT_VERSION}, and "
+              f"{WALK_DEFAULT} for rocketmq-data, whose walks run {WALK_VERSIONS[0]} to {WALK_VERSIONS[-1]}).")
 def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, master: str | None, chunk: int, weights: str,
-             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool, against: str, rocketmq_version: str) -> None:
+             sample: int, walk: int | None, do_bench: bool, swarm: bool, guide: bool, against: str,
+             rocketmq_version: str | None) -> None:
     """Randomized conformance campaign: a grid of configurations x WALKS random walks of LENGTH steps with
     faults, every step checked (invariants on the reference, the implementation compared), failing walks
     shrunk to ITF traces; rows as Parquet and a report (report.md, plots) under OUT. A campaign re-run on
@@ -897,8 +907,10 @@ def simulate(walks: int, length: int, seed: int, configs: str | None, out: str, 
         else:
             names = [c for c in DEFAULT_CONFIGS if against == "impl" or controller_mode(c)]
         chosen = tuple(c.name for c in select(names))
-        engine = "impl" if against == "impl" else real_engine(rocketmq_version, DATA_VERSIONS if against == REAL_DATA else VERSIONS,
-                                                               against)
+        if against == REAL_DATA:
+            engine = real_engine(rocketmq_version or WALK_DEFAULT, WALK_VERSIONS, against, WALK_WHY)
+        else:
+            engine = "impl" if against == "impl" else real_engine(rocketmq_version or DEFAULT_VERSION, VERSIONS, against)
         campaign = Campaign(seed, walks, length, chosen, chunk, parse_weights(weights), sample, swarm, guide, engine)
         if walk is not None and do_bench:
             raise InputError("--walk re-runs one walk, --bench times a campaign: give one of them")

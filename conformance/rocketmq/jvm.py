@@ -30,6 +30,15 @@ VERSIONS = ("5.1.1", "5.1.4", "5.2.0", "5.3.1", "5.3.3", "5.4.0", "5.5.0", "5.5.
 # releases the harness runs only its stores on (`autoswitch findings`): the sources left out of their builds
 DATA_ONLY = {"5.1.0": "**/ControllerDriver.java"}
 DATA_VERSIONS = (*DATA_ONLY, *VERSIONS)
+# the releases the data-path walks (simulate --against rocketmq-data) agree with the safe configurations on, and the
+# one they run by default: 5.1.0 lacks #6662's freeze (the safe configurations have it), and from 5.4.0 a broken
+# connection shrinks the master's local set at once (the finding shrink-before-the-answer), which the model does
+# not describe
+WALK_VERSIONS = ("5.1.1", "5.1.4", "5.2.0", "5.3.1", "5.3.3")
+WALK_DEFAULT = "5.3.3"
+WALK_WHY = ("; the data-path walks run these only: 5.1.0 lacks #6662's freeze, and from 5.4.0 a broken connection "
+            "shrinks the master's local set before the controller's answer (autoswitch findings --only "
+            "shrink-before-the-answer), which the model does not describe")
 CALL_SECONDS = 30.0  # one call's bound: the slowest is a first class load, well under a second here
 BUILD_SECONDS = 900.0  # a first build resolves RocketMQ's dependencies from Maven Central
 CACHE_ENV = "AUTOSWITCH_CACHE"  # where built harnesses are kept (default ~/.cache/autoswitch)
