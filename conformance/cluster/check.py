@@ -53,13 +53,14 @@ class Verdict:
     unknown_read: int  # unknown (or unfinished) sends read back
     failed_read: tuple[str, ...]  # sends that failed but were read back
     phantom: tuple[str, ...]  # read back, never sent
+    unread: bool = False  # the cluster never healed and nothing could be read back: no verdict on the sends
 
     def count(self, outcome: str | None) -> int:
         return sum(1 for s in self.sends if s.outcome == outcome)
 
     @property
     def holds(self) -> bool:
-        return not self.lost
+        return not self.lost and not self.unread
 
     def counts(self) -> dict[str, int]:
         return {"sent": len(self.sends), "acked": self.count(OK), "failed": self.count(FAIL),
@@ -91,6 +92,12 @@ def check(history: Sequence[dict[str, Any]], reads: Sequence[dict[str, Any]]) ->
     failed_read = tuple(s.id for s in sent if s.outcome == FAIL and times[s.id] > 0)
     phantom = tuple(sorted(i for i in times if i not in by_id))
     return Verdict(sent, len(reads), lost, duplicated, unknown_read, failed_read, phantom)
+
+
+def unread(history: Sequence[dict[str, Any]]) -> Verdict:
+    """The verdict of a run whose cluster never healed and could not be read back: the sends, nothing read, nothing
+    known lost (whether the acknowledged ones survive is not known)."""
+    return Verdict(sends(history), 0, (), (), 0, (), (), unread=True)
 
 
 def faults_around(t: int, faults: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

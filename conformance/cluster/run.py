@@ -429,30 +429,30 @@ def run(config: RunConfig, echo: Callable[[str], None], result: Callable[[str], 
     for line in schedule.describe():
         result(f"  {line}")
     cluster = ClusterRun(config, echo)
-    healed = False
+    healed, unreadable = False, ""
     try:
         cluster.start()
         cluster.workload(schedule)
         healed = cluster.heal()
         try:
             read = cluster.read_back()
+            echo(f"read back {read.get('read')} messages from queues {read.get('queues')}")
         except HarnessError as e:
             if healed:
                 raise
-            raise HarnessError(f"the cluster did not heal (a master and the whole SyncStateSet) and could not be read "
-                               f"back, so NoAckedMessageLost has no verdict: {e}") from None
-        echo(f"read back {read.get('read')} messages from queues {read.get('queues')}")
+            unreadable = str(e)  # the set never healed: a liveness verdict on the cluster, not a harness failure
     finally:
         cluster.stop()
     failovers, elections = cluster.failovers()
-    verdict = history.check(history.read_jsonl(config.out / "history.jsonl"), history.read_jsonl(config.out / "read.jsonl"))
+    sent = history.read_jsonl(config.out / "history.jsonl")
+    verdict = history.unread(sent) if unreadable else history.check(sent, history.read_jsonl(config.out / "read.jsonl"))
     echo("validating the controller's view against the model (autoswitch validate)")
     validation = events.validate(config.out, history.read_jsonl(config.out / "watch.jsonl"),
                                  history.read_jsonl(config.out / "faults.jsonl"), cluster.broker_ports,
                                  setting.control(config.brokers))
     seconds = time.monotonic() - began
-    code = EXIT_OK if verdict.holds else EXIT_VERDICT  # the history check decides; the logs' verdict is reported
-    outcome = Outcome(verdict, failovers, elections, healed, seconds, code, validation=validation)
+    code = EXIT_OK if verdict.holds else EXIT_VERDICT  # the history check decides (never healed: the cluster's liveness)
+    outcome = Outcome(verdict, failovers, elections, healed, seconds, code, unreadable or None, validation=validation)
     write_report(config, schedule, outcome, result)
     if config.metadata_loss:
         logs = [rocketmq_logs(node) / "broker.log" for node in (config.out / "nodes").glob("broker-*")]
@@ -473,6 +473,16 @@ def harness_failed(config: RunConfig, error: HarnessError, result: Callable[[str
     return outcome
 
 
+def _headline(verdict: history.Verdict) -> str:
+    return "no verdict, the cluster never healed" if verdict.unread else "holds" if verdict.holds else "BROKEN"
+
+
+def _lost_count(verdict: history.Verdict, counts: dict[str, int]) -> str:
+    if verdict.unread:
+        return f"{counts['acked']} acknowledged messages not read back"
+    return f"{counts['lost']} acknowledged messages lost"
+
+
 def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result: Callable[[str], None]) -> None:
     verdict, validation = outcome.verdict, outcome.validation
     assert verdict is not None and validation is not None
@@ -486,8 +496,8 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
              f"{', wiped stores drawn' if config.wipe else ''}{', replication links cut' if config.cut else ''}, "
              f"`--settings {config.settings}`: checked under "
              f"{setting.describe(config.brokers)}.", "",
-             f"**NoAckedMessageLost: {'holds' if verdict.holds else 'BROKEN'}** "
-             f"({counts['lost']} acknowledged messages lost); {outcome.failovers} failovers "
+             f"**NoAckedMessageLost: {_headline(verdict)}** "
+             f"({_lost_count(verdict, counts)}); {outcome.failovers} failovers "
              f"({outcome.elections} elections); {'healed' if outcome.healed else 'NOT healed'}; {outcome.seconds:.0f} s.", "",
              "| sent | acked | failed | unknown | read back | lost | duplicated |", "|---|---|---|---|---|---|---|",
              f"| {counts['sent']} | {counts['acked']} | {counts['failed']} | {counts['unknown']} | {counts['read back']} | "
@@ -497,6 +507,11 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
              f"**The controller's view against the model** (`events/controller.ndjson`, {validation.events} events, "
              f"`autoswitch validate`): {validation.status}: {validation.text}", "", "## Faults", ""]
     lines += [f"- {history.describe_fault(f, start)}" for f in faults]
+    if verdict.unread:
+        lines += ["", "## Never healed", "", f"The set had no master with its whole SyncStateSet within the heal bound, and "
+                  f"the topic could not be read back ({outcome.problem}). Whether the {counts['acked']} acknowledged "
+                  "messages survive is not known; the cluster's own liveness failed (the model's EventuallyMaster and "
+                  "EventuallyInSync)."]
     if verdict.lost:
         lines += ["", "## Lost (acknowledged, not read back)", ""]
         for send in verdict.lost:
@@ -524,7 +539,8 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
         "version": config.version,
         "counts": counts, "failovers": outcome.failovers,
         "elections": outcome.elections, "healed": outcome.healed, "seconds": round(outcome.seconds, 1),
-        "holds": verdict.holds, "lost": [s.id for s in verdict.lost], "duplicated": dict(verdict.duplicated),
+        "holds": verdict.holds, "unread": verdict.unread, "lost": [s.id for s in verdict.lost],
+        "duplicated": dict(verdict.duplicated),
         "validate": {"status": validation.status, "events": validation.events, "text": validation.text}}, indent=2) + "\n")
     result("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     result(f"failovers: {outcome.failovers} (elections {outcome.elections}); {'healed' if outcome.healed else 'NOT healed'}; "
@@ -535,7 +551,10 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
                f"{send.detail.get('offset')}); faults around it: {around}")
     result(f"verdict (logs): {validation.status}: autoswitch validate on the controller's view ({validation.events} events) "
            f"under {setting.control(config.brokers).name}: {validation.text}")
-    if verdict.holds:
+    if verdict.unread:
+        result(f"verdict: the cluster never healed (no master with its whole SyncStateSet), so NoAckedMessageLost has no "
+               f"verdict: {counts['acked']} acknowledged messages could not be read back ({config.out / 'report.md'})")
+    elif verdict.holds:
         result(f"verdict: NoAckedMessageLost holds: all {counts['acked']} acknowledged messages read back "
                f"({config.out / 'report.md'})")
     else:

@@ -68,13 +68,14 @@ class Row:
     harness_failures: int
     validate: Counter[str] = field(factory=Counter)
     seconds: tuple[float, ...] = ()
+    unhealed: int = 0  # runs whose cluster never healed: nothing read back, no verdict on their sends
 
     @property
     def verdict(self) -> str:
         """What the real runs say beside the model: agree, a loss shown, not shown (yet), or a disagreement."""
-        counted = self.runs - self.harness_failures
+        counted = self.runs - self.harness_failures - self.unhealed
         if counted == 0:
-            return "no run finished"
+            return "no verdict: no run healed" if self.unhealed else "no run finished"
         if self.safe:
             return "agrees: nothing lost" if self.lost == 0 else "DISAGREES: acknowledged messages lost"
         return (f"loss shown in {self.runs_with_loss} of {counted} runs" if self.lost
@@ -88,7 +89,8 @@ class Row:
         return EXIT_VERDICT if self.safe and self.lost else EXIT_OK
 
     def cells(self) -> list[str]:
-        runs = f"{self.runs}" + (f" ({self.harness_failures} harness failures)" if self.harness_failures else "")
+        runs = f"{self.runs}" + (f" ({self.harness_failures} harness failures)" if self.harness_failures else "") + (
+            f" ({self.unhealed} never healed)" if self.unhealed else "")
         checked = ", ".join(f"{n} {status}" for status, n in sorted(self.validate.items())) or "-"
         per_run = (f"{min(self.seconds):.0f}-{max(self.seconds):.0f}" if len(set(round(s) for s in self.seconds)) > 1
                    else f"{self.seconds[0]:.0f}" if self.seconds else "-")
@@ -99,6 +101,7 @@ class Row:
     def to_json(self) -> dict[str, Any]:
         return {"settings": self.settings, "model": self.model, "safe": self.safe, "runs": self.runs, "acked": self.acked,
                 "lost": self.lost, "runs_with_loss": self.runs_with_loss, "harness_failures": self.harness_failures,
+                "unhealed": self.unhealed,
                 "validate": dict(self.validate), "seconds": list(self.seconds), "verdict": self.verdict}
 
 
@@ -109,7 +112,8 @@ def summarize(settings: str, brokers: int, summaries: Sequence[dict[str, Any] | 
     return Row(settings, setting.verdict(brokers), setting.safe, len(summaries),
                sum(int(s["counts"]["acked"]) for s in done), sum(int(s["counts"]["lost"]) for s in done),
                sum(1 for s in done if s["counts"]["lost"]), len(summaries) - len(done),
-               Counter(str(s["validate"]["status"]) for s in done), tuple(float(s["seconds"]) for s in done))
+               Counter(str(s["validate"]["status"]) for s in done), tuple(float(s["seconds"]) for s in done),
+               sum(1 for s in done if s.get("unread")))
 
 
 def markdown(rows: Sequence[Row]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from autoswitch.conformance.cluster import check as history
 from autoswitch.conformance.cluster.settings import ASYNC_FLUSH, SETTINGS
 from autoswitch.conformance.cluster.table import markdown, summarize
 from autoswitch.conformance.errors import EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT
@@ -22,8 +23,21 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_SECONDS = 600
 
 
-def _summary(acked: int, lost: int, status: str = "explained", seconds: float = 80.0) -> dict[str, Any]:
-    return {"counts": {"acked": acked, "lost": lost}, "validate": {"status": status}, "seconds": seconds}
+def _summary(acked: int, lost: int, status: str = "explained", seconds: float = 80.0, unread: bool = False) -> dict[str, Any]:
+    return {"counts": {"acked": acked, "lost": lost}, "validate": {"status": status}, "seconds": seconds, "unread": unread}
+
+
+def test_a_run_that_never_healed_has_no_verdict_on_its_sends_and_fails_liveness() -> None:
+    sent = [{"op": "invoke", "id": "m1", "t": 1}, {"op": "ok", "id": "m1", "t": 2},
+            {"op": "invoke", "id": "m2", "t": 3}, {"op": "fail", "id": "m2", "t": 4}]
+    verdict = history.unread(sent)
+    assert verdict.unread and not verdict.lost and not verdict.holds  # nothing claimed lost, nothing claimed kept
+    assert verdict.counts()["acked"] == 1 and verdict.counts()["lost"] == 0
+    assert history.check(sent, [{"id": "m1"}]).holds and not history.check(sent, []).holds
+    row = summarize("safe", 2, [_summary(10, 0), _summary(5, 0, unread=True)])
+    assert row.unhealed == 1 and row.verdict.startswith("agrees") and row.exit_code == EXIT_OK  # not a loss
+    assert markdown([row]).splitlines()[2].split(" | ")[2] == "2 (1 never healed)"
+    assert summarize("safe", 2, [_summary(5, 0, unread=True)]).verdict == "no verdict: no run healed"
 
 
 def test_a_row_adds_up_its_runs_and_says_what_they_show_beside_the_model() -> None:
