@@ -11,7 +11,7 @@ so that it writes, transfers, elects and beats where the log shows that they hap
 | a process's ``localMasterEpoch`` or ``localSyncStateSetEpoch`` other than its own | the value less the controller's ``masterEpoch`` (``syncStateSetEpoch``) | broker.py: a process takes its epochs from the controller's answers, computed from the controller's state when the request is handled (a late one's too: faults.deliver_late) |
 | an entry of the controller's ``alive`` or a master's ``acks`` other than the state's | one step per entry (the heartbeat, the Ack that sets it), then the steps its sender's log takes to end at the offset: the largest over the entries of the offset less the log end of the process that sends it, or, for a heartbeat from a longer log, the step that cuts it (the least over the processes that may: one with that broker id or none yet, every other only after WipeDisk, which empties its log; none for a process whose late heartbeat pending reports that broker id and offset, faults.late_request) | controller.py broker_heartbeat: the sender's (epoch, log end), SendHeartbeat, which changes no log; replication.py Ack: the slave's log end, and Handshake: the point it cuts the slave's log at; a step appends at most one entry to one log (Write, Transfer) |
 | a process's ``log`` | its length less the process's log end | the same |
-| a process's ``confirmOffset``, ``flushed``, or its ``epochFile``'s last start offset | the value less the process's log end | each is at most the log end in every state: each is set to a log end or the least of one and another value (acks.py, replication.py, masterslave.py, dledger.py), and a truncation or a crash cuts each with the log (truncate_slave, broker.crash_keeping; epoch_cache drops the entries starting at or past the cut) |
+| a process's ``confirmOffset``, ``flushed``, or its ``epochFile``'s last start offset (this one with synchronous flush only) | the value less the process's log end | each is at most the log end in every state: each is set to a log end or the least of one and another value (acks.py, replication.py, masterslave.py, dledger.py), and a truncation or a crash cuts each with the log (truncate_slave, broker.crash_keeping); the epoch file is cut by a truncation, and by a crash under the Kafka policies only (broker.recovered_epoch_file: RocketMQ's restart keeps it whole), so with asynchronous flush a crash may leave an entry starting past the recovered log end |
 
 The distance is the largest counter term, or the reports and the entries lacking, where larger. tests/unit/test_distance.py
 checks that it is at most the steps between every two states of every committed trace and sampled walk.
@@ -41,7 +41,7 @@ class Terms:
     """What one event observes that the distance counts: the controller's counters, the node's epochs, ``alive``'s
     entries (broker id, epoch, maxOffset: none where a broker's heartbeat is not the only one, messages_needed), the
     node's ``acks`` (broker id, offset) and the entries its log has at least (-1: none): its length, its confirmOffset, its
-    flushed offset, its epoch file's last start offset."""
+    flushed offset, its epoch file's last start offset (where ``epochs_within_log``: synchronous flush, the table above)."""
 
     node: str
     counters: tuple[tuple[str, int], ...] = ()
@@ -51,7 +51,7 @@ class Terms:
     log: int = -1
 
     @classmethod
-    def of(cls, e: Event, brokers_beat: bool) -> Terms | None:
+    def of(cls, e: Event, brokers_beat: bool, epochs_within_log: bool = True) -> Terms | None:
         """The terms of event ``e`` (None: it shows no counter)."""
         o, controller = e.observe, e.node == CONTROLLER_NODE
         counters = tuple((attr, o[name]) for name, attr in COUNTERS.items() if controller and is_int(o.get(name)))
@@ -67,7 +67,7 @@ class Terms:
         log = -1
         if not controller:  # the log's length, and what is at most the log end (the table above)
             epochs = o.get("epochFile")
-            last = epochs[-1] if isinstance(epochs, Sequence) and epochs else None
+            last = epochs[-1] if epochs_within_log and isinstance(epochs, Sequence) and epochs else None
             shown = [len(o["log"]) if isinstance(o.get("log"), Sequence) else -1, o.get("confirmOffset"), o.get("flushed"),
                      last[1] if isinstance(last, Sequence) and len(last) == 2 else None]
             log = max(v for v in shown if is_int(v))

@@ -482,7 +482,7 @@ class _Problem:
         # each event that needs a message written
         self.needs = [(e.index, *at[e.index], need) for e in m.events if (need := messages_needed(e, beat)) > 1]
         # what each event shows of the counters (distance.py), and per node its events that show some, (place, index)
-        self.terms = {e.index: terms for e in m.events if (terms := Terms.of(e, beat)) is not None}
+        self.terms = {e.index: terms for e in m.events if (terms := Terms.of(e, beat, not self.opts.async_flush)) is not None}
         self.distances: dict[tuple[int, int], int] = {}  # (fingerprint, event index) -> distance (_Problem.distance)
         self.ahead = [[(c, i) for c, i in enumerate(ids) if i in self.terms] for ids in m.by_node]
         # per event of those, per node the count of its events that cannot follow it: those of the same node before it,
