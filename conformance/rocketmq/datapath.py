@@ -20,6 +20,7 @@ from autoswitch.conformance.rocketmq.jvm import DEFAULT_VERSION, HarnessError, S
 
 WAIT_MS = 15_000  # the bound of one wait for a store to reach an offset
 STUCK_S = 5  # how long a slave that never copies is watched (its handshake is retried about every second)
+COPY_S = 20  # how long a slave that will copy is waited for (its handshake retries, on a loaded machine)
 SETTLE_S = 3  # how long a store is watched for a change that a report every 200 ms would bring
 HANDSHAKE_ANSWER = 20 + 12  # the master's handshake answer: AutoSwitchHAConnection.HANDSHAKE_HEADER_SIZE, one epoch entry
 
@@ -261,8 +262,12 @@ def _failover_before_first_copy(d: DataPath, first_transfer: bool) -> dict[str, 
     d.master(2, 2, [2], sync=False)
     d.slave(1, 2, 2)
     d.put(2)
-    time.sleep(STUCK_S)
-    return {"B as A's slave": b_slave, "A": d.view(1), "B": d.view(2)}
+    if first_transfer:  # A follows B once its handshake finds (1, 0) on both sides: wait for the copy (a loaded machine)
+        a = d.until(1, lambda v: bool(v["log"]), seconds=COPY_S)
+    else:  # A never copies: watched for STUCK_S
+        time.sleep(STUCK_S)
+        a = d.view(1)
+    return {"B as A's slave": b_slave, "A": a, "B": d.view(2)}
 
 
 def _never_copies(seen: dict[str, Any]) -> bool:
