@@ -31,6 +31,7 @@ from autoswitch.reference.state import NO_MASTER
 VALIDATE_SECONDS = 300.0
 MAX_STATES = 300_000  # the search's budget: a log it cannot explain within it is "gave up", not refused
 EXPLAINED, REFUSED, GAVE_UP, ERROR = "explained", "refused", "gave up", "error"
+TIMELINE = "timeline.html"  # the explanation as the explorer's page (timeline)
 
 
 CRASH_EVENTS, RESTART_EVENTS, WIPE_EVENTS = ("kill -9", "exited by itself"), ("restart",), ("store deleted",)
@@ -127,5 +128,20 @@ def validate(out: Path, watch: Sequence[Mapping[str, Any]], faults: Sequence[Map
     line = found.group(0) if found else (text.strip().splitlines() or ["(no output)"])[-1]
     status = {"explained": EXPLAINED, "refused": REFUSED, "gave-up": GAVE_UP}.get(found.group(1)) if found else None
     if status is not None and done.returncode in (0, 1):
+        if status == EXPLAINED:
+            timeline(out)
         return Validation(status, line, events)
     return Validation(ERROR, f"exit {done.returncode}: {line}", events)
+
+
+def timeline(out: Path) -> Path | None:
+    """``out/timeline.html``: the explanation ``validate`` found (``out/validate/events.itf.json``) as the explorer's page,
+    one lane per broker, the run's kills and restarts among its steps as Crash and Restart; None without one."""
+    from autoswitch.conformance.html.explorer import write_page
+
+    explanation = out / "validate" / "events.itf.json"
+    if not explanation.exists():
+        return None
+    page = out / TIMELINE
+    write_page(str(explanation), page)
+    return page

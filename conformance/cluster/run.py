@@ -530,6 +530,8 @@ def write_report(config: RunConfig, schedule: Schedule, outcome: Outcome, result
               "- `watch.jsonl`: the controller's sync state data and the brokers' epoch caches, polled every "
               f"{WATCH_PERIOD_MS} ms", "- `events/controller.ndjson`: the controller's view as an event log; "
               "`validate.log`, `validate/`: `autoswitch validate` on it (the explanation as ITF, or the refusal)",
+              f"- `{events.TIMELINE}` (when explained): the explanation step by step in the explorer, one lane per "
+              "broker, the run's kills and restarts as its Crash and Restart steps",
               f"- `nodes/<node>/console.log`, `nodes/<node>/{rocketmq_logs(Path()).as_posix()}/`: each node's logs",
               "", f"Repeat the schedule: `{config.command()}`", ""]
     (config.out / "report.md").write_text("\n".join(lines))

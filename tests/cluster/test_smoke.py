@@ -32,6 +32,8 @@ def test_a_short_run_with_a_failover_loses_no_acknowledged_message(tmp_path: Pat
     assert summary["validate"]["events"] >= 2
     if summary["validate"]["status"] == "explained":
         assert (out / "validate" / "events.itf.json").exists()
+        page = (out / "timeline.html").read_text()  # the explanation in the explorer: a lane per broker
+        assert "Crash" in page and "p1" in page and "p2" in page
     for name in ("schedule.json", "history.jsonl", "read.jsonl", "faults.jsonl", "watch.jsonl", "report.md",
                  "events/controller.ndjson"):
         assert (out / name).stat().st_size > 0, name
