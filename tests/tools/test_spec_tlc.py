@@ -249,7 +249,7 @@ def test_checker_and_tlc_agree_on_the_liveness_verdict(name: str, tmp_path: Path
     assert verdict.liveness_compared and verdict.same_liveness_as_tlc, verdict
     assert verdict.ok, verdict
     if name == "MC_live_data":
-        assert verdict.same_as_tlc and verdict.result.distinct == 3546
+        assert verdict.same_as_tlc and verdict.result.distinct == 3342
     else:
         assert verdict.result.violation is not None and verdict.result.violation.kind == "liveness"
 
