@@ -1261,8 +1261,9 @@ def cluster_run(seed: int, out: str | None, brokers: int, settings_name: str, du
     messages synchronously under a seeded schedule of kill -9, restarts, pauses (and wiped stores), heal, read everything back and
     check that every acknowledged message is there (NoAckedMessageLost); then validate the controller's view, polled
     during the run, against the model (autoswitch validate: printed and reported). Exits 0 if NoAckedMessageLost
-    holds, 1 if acknowledged messages were lost, 2 on bad usage or no java/mvn, 3 if the harness failed (a JVM that
-    did not start, named, with its log's tail). No process outlives the command."""
+    holds, 1 if acknowledged messages were lost or the set never healed (nothing read back: no verdict on the sends), 2
+    on bad usage or no java/mvn, 3 if the harness failed (a JVM that did not start, named, with its log's tail). No
+    process outlives the command."""
 
     from autoswitch.conformance.cluster.run import RunConfig, harness_failed, run
     from autoswitch.conformance.rocketmq.jvm import HarnessError, Unavailable
