@@ -236,13 +236,15 @@ class BrokerProcess:
 
     def crash_torn(self) -> None:
         """CrashTorn (spec/Broker.tla): the crash tears the log's last durable record on the disk
-        (:meth:`CommitLog.tear_last_record`); the crash's recovery cuts it, with the epoch file and
-        confirmOffset as after any :meth:`crash`."""
+        (:meth:`CommitLog.tear_last_record`); the crash's recovery cuts it, with confirmOffset as after any
+        :meth:`crash`, and the epoch file is cut to the recovered log end (RecoveredEpochFile: CrashTorn keeps the
+        earlier cut, refinement 38)."""
         if not self.torn_crash_enabled():
             raise IllegalStateError(f"{self.name}: no torn crash (DOWN, or the last durable record is confirmed, acked or reported)")
         self._emit({"tag": "CrashTorn"})
         self.commit_log.tear_last_record()
         self._down()
+        self.epoch_file.truncate_suffix_by_offset(len(self.commit_log.entries))
 
     def wipe_disk(self) -> None:
         """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (the files of ``STORE_FILES`` in order,

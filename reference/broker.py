@@ -272,19 +272,19 @@ def crash(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     return crash_keeping(s, p, proc.flushed, opts), OK
 
 
-def recovered_epoch_file(epochs: epoch_file.Epochs, kept: int, opts: Options) -> epoch_file.Epochs:
+def recovered_epoch_file(epochs: epoch_file.Epochs, kept: int, opts: Options, torn: bool = False) -> epoch_file.Epochs:
     """RecoveredEpochFile (spec/Broker.tla): RocketMQ's restart keeps the file whole, Kafka's recovery cuts it
-    to the log end."""
-    return epochs if opts.policy == "rocketmq" else epoch_file.truncate_suffix(epochs, kept)
+    to the log end; CrashTorn (``torn``) keeps the earlier cut (refinement 38)."""
+    return epochs if opts.policy == "rocketmq" and not torn else epoch_file.truncate_suffix(epochs, kept)
 
 
-def crash_keeping(s: System, p: str, kept: int, opts: Options) -> System:
+def crash_keeping(s: System, p: str, kept: int, opts: Options, torn: bool = False) -> System:
     """CrashKeeping (spec/Broker.tla): ``p`` goes down with the first ``kept`` entries of its log (Crash keeps the
-    flushed prefix, CrashTorn one entry less)."""
+    flushed prefix, CrashTorn, ``torn``, one entry less)."""
     proc = s.procs[p]
     log = proc.log[:kept]
     down = Process(addr=proc.addr, meta_file=proc.meta_file, temp_file=proc.temp_file, log=log, flushed=len(log),
-                   epoch_file=recovered_epoch_file(proc.epoch_file, len(log), opts),
+                   epoch_file=recovered_epoch_file(proc.epoch_file, len(log), opts, torn),
                    confirm_offset=min(proc.confirm_offset, len(log)), reg_state=DOWN, broker_role=proc.broker_role, term=proc.term)
     return with_process(_drop_connections_to(s, proc.meta_file), p, down)
 

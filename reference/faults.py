@@ -36,7 +36,7 @@ def crash_torn(s: System, p: str, opts: Options) -> tuple[System, frozendict]:
     copied = [] if proc.role == SLAVE else [q for q, x in s.procs.items()
                                             if q != p and x.leo >= kept and x.log[kept - 1] == proc.log[kept - 1]]
     require(not copied, f"{p}'s record at offset {kept - 1} is already in the log of {', '.join(copied)}")
-    return crash_keeping(s, p, kept - 1, opts), OK
+    return crash_keeping(s, p, kept - 1, opts, torn=True), OK
 
 
 def controller_metadata_loss(s: System) -> tuple[System, frozendict]:

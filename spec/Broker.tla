@@ -341,9 +341,11 @@ SendAlterSyncStateSet(p, newSet, lost) ==
 \* no message, or one that starts past the recovered LEO, survives until a
 \* handshake or changeToMaster cuts it.  Kafka's log recovery truncates the
 \* leader-epoch cache to the recovered log end (truncateFromEnd).
-\* @type: (Str, Int) => Seq($entry);
-RecoveredEpochFile(p, kept) ==
-    IF Policy = "rocketmq" THEN epochFile[p] ELSE TruncateSuffix(epochFile[p], kept)
+\* CrashTorn keeps the earlier cut (refinement 38: with the whole file a
+\* torn copy makes two logs differ, an open finding).
+\* @type: (Str, Int, Str) => Seq($entry);
+RecoveredEpochFile(p, kept, tag) ==
+    IF Policy = "rocketmq" /\ tag = "Crash" THEN epochFile[p] ELSE TruncateSuffix(epochFile[p], kept)
 
 \* Volatile state is lost and the process's HA connections break; the
 \* identity files survive; the log keeps `kept` entries (Crash: its flushed
@@ -354,7 +356,7 @@ RecoveredEpochFile(p, kept) ==
 CrashKeeping(p, kept, tag) ==
     /\ log' = [log EXCEPT ![p] = SubSeq(log[p], 1, kept)]
     /\ flushed' = [flushed EXCEPT ![p] = kept]
-    /\ epochFile' = [epochFile EXCEPT ![p] = RecoveredEpochFile(p, kept)]
+    /\ epochFile' = [epochFile EXCEPT ![p] = RecoveredEpochFile(p, kept, tag)]
     /\ confirmOffset' = [confirmOffset EXCEPT ![p] = Min2(confirmOffset[p], kept)]
     /\ regState' = [regState EXCEPT ![p] = DOWN]
     /\ role' = [role EXCEPT ![p] = NONE]
