@@ -190,22 +190,23 @@ class BrokerProcess:
         self._emit({"tag": "Crash"})
         self._down()
 
-    def _down(self) -> None:
-        """The crash itself: volatile state gone, the disk read back and recovered."""
+    def _down(self, torn: bool = False) -> None:
+        """The crash itself: volatile state gone, the disk read back and recovered (``torn``: CrashTorn's)."""
         self.broker_set.drop_connections_to(self.meta_id)
         self.replicas_manager = None
         self.commit_log.recover()
         if self._durable:
             self._load_epoch_file()
             self.confirm_offset = self._read_confirm_offset()
-        self._recover()
+        self._recover(torn)
 
-    def _recover(self) -> None:
+    def _recover(self, torn: bool = False) -> None:
         """The disk's recovery on every start (RocketMQ ``DefaultMessageStore.recover``), after the commit log has
         recovered its valid (flushed) prefix: confirmOffset is clamped to the log end; the epoch file is kept whole
-        under ``rocketmq`` and cut to the log end under the Kafka policies (RecoveredEpochFile, spec/Broker.tla)."""
+        under ``rocketmq`` and cut to the log end under the Kafka policies and after CrashTorn (``torn``)
+        (RecoveredEpochFile, spec/Broker.tla)."""
         leo = len(self.commit_log.entries)
-        if self.broker_set.config.policy != "rocketmq":
+        if torn or self.broker_set.config.policy != "rocketmq":
             self.epoch_file.truncate_suffix_by_offset(leo)
         if self.confirm_offset > leo:
             self.set_confirm_offset(leo)
@@ -237,14 +238,13 @@ class BrokerProcess:
     def crash_torn(self) -> None:
         """CrashTorn (spec/Broker.tla): the crash tears the log's last durable record on the disk
         (:meth:`CommitLog.tear_last_record`); the crash's recovery cuts it, with confirmOffset as after any
-        :meth:`crash`, and the epoch file is cut to the recovered log end (RecoveredEpochFile: CrashTorn keeps the
+        :meth:`crash`, and the epoch file is cut to the recovered log end (:meth:`_recover`: CrashTorn keeps the
         earlier cut, refinement 38)."""
         if not self.torn_crash_enabled():
             raise IllegalStateError(f"{self.name}: no torn crash (DOWN, or the last durable record is confirmed, acked or reported)")
         self._emit({"tag": "CrashTorn"})
         self.commit_log.tear_last_record()
-        self._down()
-        self.epoch_file.truncate_suffix_by_offset(len(self.commit_log.entries))
+        self._down(torn=True)
 
     def wipe_disk(self) -> None:
         """WipeDisk (spec/Broker.tla): a DOWN broker's store is deleted (the files of ``STORE_FILES`` in order,
